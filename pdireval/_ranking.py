@@ -1,0 +1,347 @@
+"""Validate a long frame once and turn it into sorted numpy arrays shared by all metrics.
+
+The preparation factorizes the query (and run) ids, orders the retrieved rows by
+rank -- or by score descending with ties broken by doc id descending, as
+trec_eval does -- and keeps the judged rows for the per-query counts. Metric
+kernels only ever see a :class:`Ranked`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from pdireval._columns import ResolvedColumns
+from pdireval._errors import SchemaError
+
+__all__ = ["Ranked", "prepare", "labels_of", "QueryPolicy", "QUERY_POLICIES"]
+
+QueryPolicy = Literal["judged", "retrieved", "all"]
+QUERY_POLICIES: tuple[str, ...] = ("judged", "retrieved", "all")
+
+FloatArray = np.ndarray
+IntArray = np.ndarray
+
+
+@dataclass(eq=False)
+class Ranked:
+    """Per-call prepared arrays: the retrieved rows in rank order, and the judged rows.
+
+    Attributes
+    ----------
+    n_groups : int
+        Number of (run, query) groups; every kernel returns one value per group.
+    group : ndarray of int
+        Group code of each retrieved row. Rows of one group are contiguous and in
+        rank order.
+    position : ndarray of int
+        1-based position of each retrieved row inside its group.
+    label : ndarray of float
+        Relevance label of each retrieved row; NaN when the document is not judged.
+    judged_group, judged_label : ndarray
+        Group code and label of every judged row, retrieved or not (negative
+        labels included: they mark pooled but unjudged documents, as in trec_eval).
+    """
+
+    n_groups: int
+    group: IntArray
+    position: IntArray
+    label: FloatArray
+    judged_group: IntArray
+    judged_label: FloatArray
+    _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
+
+    def cached(self, key: Any, compute: Any) -> Any:
+        """Return ``compute()`` once per key and call, so metrics of one call share work."""
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]
+
+    def per_query_sum(self, weights: FloatArray, mask: np.ndarray | None = None) -> FloatArray:
+        """Sum ``weights`` of retrieved rows per group (optionally only where ``mask``)."""
+        group = self.group if mask is None else self.group[mask]
+        weights = weights if mask is None else weights[mask]
+        return np.bincount(group, weights=weights, minlength=self.n_groups)
+
+    def per_query_count(self, mask: np.ndarray) -> FloatArray:
+        """Count retrieved rows per group where ``mask`` holds."""
+        return np.bincount(self.group[mask], minlength=self.n_groups).astype(np.float64)
+
+    def within_query_cumsum(self, mask: np.ndarray) -> IntArray:
+        """Running count of ``mask`` inside each group, inclusive of the row itself."""
+        total = np.cumsum(mask, dtype=np.int64)
+        start = np.arange(len(mask)) - (self.position - 1)
+        return total - total[start] + mask[start]
+
+    def relevant(self, rel: int) -> np.ndarray:
+        """Mask of retrieved rows whose label is at least ``rel`` (never a negative label)."""
+        return self.cached(("relevant", rel), lambda: self.label >= max(rel, 0))
+
+    def num_relevant(self, rel: int) -> FloatArray:
+        """Number of judged documents per group with label at least ``rel`` (retrieved or not)."""
+
+        def count() -> FloatArray:
+            hits = self.judged_group[self.judged_label >= max(rel, 0)]
+            return np.bincount(hits, minlength=self.n_groups).astype(np.float64)
+
+        return self.cached(("num_relevant", rel), count)
+
+
+def safe_divide(numerator: FloatArray, denominator: FloatArray) -> FloatArray:
+    """Elementwise ``numerator / denominator`` with 0 where the denominator is 0 (trec_eval)."""
+    out = np.zeros(np.broadcast(numerator, denominator).shape, dtype=np.float64)
+    np.divide(numerator, denominator, out=out, where=denominator != 0)
+    return out
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """What :func:`prepare` returns: the arrays, the result index and the rows to report."""
+
+    ranked: Ranked
+    index: pd.Index
+    keep: np.ndarray  # bool per group: reported under the query policy
+    blank: np.ndarray  # bool per group: reported as NaN (unjudged under "all")
+
+
+def prepare(
+    frame: pd.DataFrame,
+    columns: ResolvedColumns,
+    *,
+    queries: str = "judged",
+    validate: bool = True,
+) -> Prepared:
+    """Validate ``frame`` and build the :class:`Ranked` arrays of one evaluating call."""
+    if queries not in QUERY_POLICIES:
+        msg = f"queries={queries!r} is not a query policy; use one of {list(QUERY_POLICIES)}"
+        raise SchemaError(msg)
+    columns.require(frame, "query", "doc", "rel")
+    if columns.rank is None and columns.score is None:
+        msg = (
+            f"neither a 'rank' nor a 'score' column found (columns: {list(frame.columns)}); "
+            "rank the documents with one of them, e.g. df.ireval(rank='position')"
+        )
+        raise SchemaError(msg)
+
+    if validate:
+        _check_no_nulls(frame, columns)
+    group, index = _group_codes(frame, columns)
+    n_groups = len(index)
+    label = labels_of(frame[columns.rel], columns.rel, validate)
+
+    if columns.rank is not None:
+        order_key = _ranks(frame[columns.rank], columns.rank, validate)
+        retrieved = ~np.isnan(order_key)
+    else:
+        scores = _numeric(frame[columns.score], columns.score, "score")
+        retrieved = ~np.isnan(scores)
+        order_key = -scores
+    judged = ~np.isnan(label)
+    if validate and not np.all(retrieved | judged):
+        bad = np.flatnonzero(~(retrieved | judged))
+        ranked_by = columns.rank if columns.rank is not None else columns.score
+        msg = (
+            f"{len(bad)} row(s) are neither retrieved ({ranked_by!r} missing) nor judged "
+            f"({columns.rel!r} missing), e.g. row {frame.index[bad[0]]!r}; drop them "
+            "or fill the missing value"
+        )
+        raise SchemaError(msg)
+
+    rows = np.flatnonzero(retrieved) if not retrieved.all() else np.arange(len(frame))
+    order = _rank_order(group[rows], order_key[rows])
+    rows = rows[order]
+    ret_group = group[rows]
+    boundaries = block_starts(ret_group)
+    if columns.rank is None:
+        rows = _break_score_ties(rows, ret_group, order_key[rows], frame[columns.doc], boundaries)
+    elif validate:
+        _check_unique_ranks(ret_group, order_key[rows], boundaries, frame, rows, columns)
+    position = positions_in_blocks(boundaries, len(rows))
+
+    if validate:
+        _check_unique_docs(frame, columns, group)
+
+    judged_rows = np.flatnonzero(judged)
+    ranked = Ranked(
+        n_groups=n_groups,
+        group=ret_group,
+        position=position,
+        label=label[rows],
+        judged_group=group[judged_rows],
+        judged_label=label[judged_rows],
+    )
+    has_judgment = np.bincount(ranked.judged_group, minlength=n_groups) > 0
+    has_retrieved = np.bincount(ranked.group, minlength=n_groups) > 0
+    if queries == "judged":
+        keep, blank = has_judgment, np.zeros(n_groups, dtype=bool)
+    elif queries == "retrieved":
+        keep, blank = has_judgment & has_retrieved, np.zeros(n_groups, dtype=bool)
+    else:
+        keep, blank = np.ones(n_groups, dtype=bool), ~has_judgment
+    return Prepared(ranked=ranked, index=index, keep=keep, blank=blank)
+
+
+def _check_no_nulls(frame: pd.DataFrame, columns: ResolvedColumns) -> None:
+    for role in ("query", "doc", "run"):
+        name = getattr(columns, role)
+        if name is None:
+            continue
+        missing = frame[name].isna().to_numpy()
+        if missing.any():
+            first = frame.index[np.flatnonzero(missing)[0]]
+            msg = (
+                f"column {name!r} ({role} ids) has {int(missing.sum())} missing value(s), "
+                f"e.g. at row {first!r}; every row needs a {role} id: fill or drop them"
+            )
+            raise SchemaError(msg)
+
+
+def _group_codes(frame: pd.DataFrame, columns: ResolvedColumns) -> tuple[IntArray, pd.Index]:
+    """Factorize (run, query) into dense codes ordered like the sorted ids."""
+    query_codes, query_ids = pd.factorize(frame[columns.query], sort=True)
+    query_index = pd.Index(query_ids, name=columns.query)
+    if columns.run is None:
+        return query_codes.astype(np.intp, copy=False), query_index
+    run_codes, run_ids = pd.factorize(frame[columns.run], sort=True)
+    combined = run_codes.astype(np.int64) * max(len(query_ids), 1) + query_codes
+    codes, pairs = pd.factorize(combined, sort=True)
+    n_queries = max(len(query_ids), 1)
+    index = pd.MultiIndex.from_arrays(
+        [
+            pd.Index(run_ids, name=columns.run).take(pairs // n_queries),
+            query_index.take(pairs % n_queries),
+        ]
+    )
+    return codes.astype(np.intp, copy=False), index
+
+
+def _numeric(values: pd.Series, name: str, role: str) -> FloatArray:
+    if not (pd.api.types.is_numeric_dtype(values.dtype) and not pd.api.types.is_bool_dtype(values)):
+        sample = values.dropna().head(3).tolist()
+        msg = (
+            f"column {name!r} ({role}) must be numeric, found dtype {values.dtype} "
+            f"(e.g. {sample}); convert it with pd.to_numeric"
+        )
+        raise SchemaError(msg)
+    return values.to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+def labels_of(values: pd.Series, name: str, validate: bool = True) -> FloatArray:
+    """Relevance labels as float64 (NaN = unjudged); checked to be whole numbers."""
+    label = _numeric(values, name, "relevance label")
+    if validate:
+        finite = label[~np.isnan(label)]
+        bad = finite[(finite != np.round(finite)) | ~np.isfinite(finite)]
+        if len(bad):
+            msg = (
+                f"column {name!r} (relevance label) must hold whole numbers, found {bad[:3].tolist()}; "
+                "labels are graded levels such as 0, 1, 2 (map fractional grades to levels first)"
+            )
+            raise SchemaError(msg)
+    return label
+
+
+def _ranks(values: pd.Series, name: str, validate: bool) -> FloatArray:
+    rank = _numeric(values, name, "rank")
+    if validate:
+        finite = rank[~np.isnan(rank)]
+        bad = finite[(finite < 1) | (finite != np.round(finite)) | ~np.isfinite(finite)]
+        if len(bad):
+            msg = (
+                f"column {name!r} (rank) must hold positive whole numbers (1 = top), "
+                f"found {bad[:3].tolist()}; leave it empty (NaN) for judged but unretrieved rows"
+            )
+            raise SchemaError(msg)
+    return rank
+
+
+def block_starts(group: IntArray) -> np.ndarray:
+    """Boolean mask: row starts a new group block."""
+    starts = np.empty(len(group), dtype=bool)
+    if len(group):
+        starts[0] = True
+        np.not_equal(group[1:], group[:-1], out=starts[1:])
+    return starts
+
+
+def _rank_order(group: IntArray, key: FloatArray) -> IntArray | slice:
+    """Order rows by (group, key); skip the sort when the rows already come in such blocks."""
+    starts = block_starts(group)
+    n_blocks = int(starts.sum())
+    n_distinct = int(np.count_nonzero(np.bincount(group))) if len(group) else 0
+    in_order = n_blocks == n_distinct and bool(np.all((key[1:] >= key[:-1]) | starts[1:]))
+    if in_order:
+        return slice(None)
+    return np.lexsort((key, group))
+
+
+def positions_in_blocks(starts: np.ndarray, n: int) -> IntArray:
+    """1-based position of each row inside its block."""
+    index = np.arange(n, dtype=np.int64)
+    block_start = np.maximum.accumulate(np.where(starts, index, 0)) if n else index
+    return (index - block_start + 1).astype(np.int64)
+
+
+def _break_score_ties(
+    rows: IntArray, group: IntArray, key: FloatArray, docs: pd.Series, starts: np.ndarray
+) -> IntArray:
+    """Inside runs of equal scores, order by doc id descending (compared as strings, like strcmp)."""
+    if len(rows) < 2:
+        return rows
+    run_start = starts.copy()
+    run_start[1:] |= key[1:] != key[:-1]
+    tied = ~run_start
+    if not tied.any():
+        return rows
+    in_tie = tied.copy()
+    in_tie[:-1] |= tied[1:]  # the first row of each tie run
+    slots = np.flatnonzero(in_tie)
+    tie_run = np.cumsum(run_start)[slots]
+    tie_docs = docs.take(rows[slots])
+    if not (pd.api.types.is_string_dtype(tie_docs.dtype) and not isinstance(
+        tie_docs.dtype, pd.CategoricalDtype
+    )):
+        tie_docs = tie_docs.astype(str)
+    doc_codes, _ = pd.factorize(tie_docs, sort=True)
+    within = np.lexsort((-doc_codes, tie_run))
+    rows = rows.copy()
+    rows[slots] = rows[slots][within]
+    return rows
+
+
+def _check_unique_ranks(
+    group: IntArray,
+    rank: FloatArray,
+    starts: np.ndarray,
+    frame: pd.DataFrame,
+    rows: IntArray,
+    columns: ResolvedColumns,
+) -> None:
+    repeated = ~starts[1:] & (rank[1:] == rank[:-1])
+    if repeated.any():
+        at = rows[np.flatnonzero(repeated)[0] + 1]
+        query = frame[columns.query].iloc[at]
+        msg = (
+            f"rank {int(rank[np.flatnonzero(repeated)[0] + 1])} appears more than once for "
+            f"query {query!r} ({int(repeated.sum())} repeated rank(s) in all); each document "
+            "of a ranking needs its own rank: re-rank, or drop the rank column to rank by score"
+        )
+        raise SchemaError(msg)
+
+
+def _check_unique_docs(frame: pd.DataFrame, columns: ResolvedColumns, group: IntArray) -> None:
+    keys = [columns.query, columns.doc] + ([columns.run] if columns.run else [])
+    duplicated = frame.duplicated(subset=keys).to_numpy()
+    if duplicated.any():
+        first = np.flatnonzero(duplicated)[0]
+        where = {key: frame[key].iloc[first] for key in keys}
+        scope = "run and query" if columns.run else "query"
+        msg = (
+            f"{int(duplicated.sum())} duplicate ({', '.join(keys)}) row(s), e.g. {where}; "
+            f"each document may appear once per {scope}: drop the duplicates "
+            "(e.g. df.drop_duplicates(subset=[...]))"
+        )
+        raise SchemaError(msg)

@@ -1,0 +1,359 @@
+"""Typed public functions: the real API behind the ``.ireval`` accessor.
+
+Every evaluating function takes a long frame (DESIGN §1), validates it once,
+prepares it once and runs all requested metrics over the same prepared arrays.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from pdireval._aggregate import Agg, aggregate
+from pdireval._columns import ColumnMap, as_column_map
+from pdireval._errors import SchemaError
+from pdireval._ranking import QueryPolicy, labels_of, prepare
+from pdireval.metrics import AP, DCG, RR, MetricLike, P, R, Rprec, Success, nDCG, parse_metrics
+from pdireval.metrics._base import Metric
+
+__all__ = [
+    "evaluate",
+    "summary",
+    "merge_qrels",
+    "precision",
+    "recall",
+    "ap",
+    "map",
+    "gmap",
+    "rr",
+    "mrr",
+    "ndcg",
+    "dcg",
+    "r_precision",
+    "success",
+]
+
+Columns = ColumnMap | Mapping[str, str] | None
+
+
+def evaluate(
+    frame: pd.DataFrame,
+    metrics: MetricLike | Iterable[MetricLike],
+    *,
+    columns: Columns = None,
+    queries: QueryPolicy = "judged",
+    validate: bool = True,
+) -> pd.DataFrame:
+    """Per-query values of one or more metrics.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Long frame: one row per (query, doc) retrieved and/or judged, with columns
+        for the roles query, doc, rel and rank or score (optionally run).
+    metrics : str, Metric or list of them
+        Names such as ``"AP"``, ``"nDCG@10"``, ``"P(rel=2)@5"``, trec_eval names such
+        as ``"P_10"``, or objects such as ``P @ 10``. Duplicates collapse.
+    columns : ColumnMap or dict, optional
+        Which column plays which role, e.g. ``{"query": "qid", "rel": "label"}``.
+    queries : {"judged", "retrieved", "all"}
+        ``"judged"`` (default): every query with at least one judgment, those that
+        retrieved nothing scoring 0 (``trec_eval -c``); ``"retrieved"``: judged
+        queries that retrieved something (plain ``trec_eval``); ``"all"``: also
+        unjudged queries, with NaN values.
+    validate : bool
+        Check the frame (null ids, duplicate documents, ranks, labels). Turn off only
+        for frames already validated, e.g. in a tight loop.
+
+    Returns
+    -------
+    DataFrame
+        float64 values, index the sorted query ids (named like the query column) or
+        a (run, query) MultiIndex, one column per canonical metric label
+        (``columns.name == "metric"``).
+
+    Raises
+    ------
+    SchemaError
+        The frame breaks the long-frame contract; the message says what and how to fix it.
+    MetricError
+        A metric name or parameter is not understood.
+
+    Examples
+    --------
+    >>> import pandas as pd, pdireval
+    >>> df = pd.DataFrame({"query": ["q1"] * 4, "doc": ["a", "b", "c", "d"],
+    ...                    "rank": [1, 2, 3, None], "rel": [1, 0, 1, 1]})
+    >>> pdireval.evaluate(df, ["AP", "P@2", "R@3"])
+    metric        AP  P@2       R@3
+    query
+    q1      0.555556  0.5  0.666667
+    """
+    parsed = parse_metrics(metrics)
+    resolved = as_column_map(columns).resolve(frame)
+    prepared = prepare(frame, resolved, queries=queries, validate=validate)
+    values = {metric.label: metric.compute(prepared.ranked) for metric in parsed}
+    table = pd.DataFrame(values, index=prepared.index, dtype=np.float64)
+    table.loc[prepared.blank] = np.nan
+    table = table.loc[prepared.keep]
+    table.columns.name = "metric"
+    return table
+
+
+def summary(
+    frame: pd.DataFrame,
+    metrics: MetricLike | Iterable[MetricLike],
+    *,
+    agg: Agg = "mean",
+    columns: Columns = None,
+    queries: QueryPolicy = "judged",
+    validate: bool = True,
+) -> pd.Series | pd.DataFrame:
+    """Aggregate per-query values over queries: MAP, GMAP, MRR, mean nDCG@k, ...
+
+    Parameters
+    ----------
+    frame, metrics, columns, queries, validate
+        As in :func:`evaluate`.
+    agg : {"mean", "gmean", "hmean", "median"}
+        ``"gmean"`` floors values at 1e-5 first, like trec_eval's gm_map; ``"hmean"``
+        is 0 when any value is 0. NaN values (unjudged queries under
+        ``queries="all"``) are skipped.
+
+    Returns
+    -------
+    Series or DataFrame
+        A Series indexed by metric label; with a run column, a DataFrame with one
+        row per run and one column per metric.
+
+    Examples
+    --------
+    >>> import pandas as pd, pdireval
+    >>> df = pd.DataFrame({"query": ["q1", "q1", "q2", "q2"], "doc": ["a", "b", "a", "b"],
+    ...                    "rank": [1, 2, 1, 2], "rel": [0, 1, 1, 0]})
+    >>> pdireval.summary(df, ["AP", "RR"])
+    metric
+    AP    0.75
+    RR    0.75
+    Name: mean, dtype: float64
+    """
+    table = evaluate(frame, metrics, columns=columns, queries=queries, validate=validate)
+    return aggregate(table, agg, by_run=isinstance(table.index, pd.MultiIndex))
+
+
+def _single(frame: pd.DataFrame, metric: Metric, options: dict[str, Any]) -> pd.Series:
+    return evaluate(frame, metric, **options)[metric.label]
+
+
+def _aggregated(frame: pd.DataFrame, metric: Metric, agg: Agg, options: dict[str, Any]):
+    result = summary(frame, metric, agg=agg, **options)
+    return result[metric.label] if isinstance(result, pd.DataFrame) else float(result.iloc[0])
+
+
+def precision(frame: pd.DataFrame, k: int, *, rel: int = 1, **options: Any) -> pd.Series:
+    """Per-query precision at k (``P@k``); options as in :func:`evaluate`."""
+    return _single(frame, P(rel=rel) @ k, options)
+
+
+def recall(frame: pd.DataFrame, k: int, *, rel: int = 1, **options: Any) -> pd.Series:
+    """Per-query recall at k (``R@k``); options as in :func:`evaluate`."""
+    return _single(frame, R(rel=rel) @ k, options)
+
+
+def _ap(k: int | None, rel: int) -> Metric:
+    metric = AP(rel=rel)
+    return metric @ k if k is not None else metric
+
+
+def ap(frame: pd.DataFrame, k: int | None = None, *, rel: int = 1, **options: Any) -> pd.Series:
+    """Per-query average precision (``AP`` or ``AP@k``); options as in :func:`evaluate`."""
+    return _single(frame, _ap(k, rel), options)
+
+
+def map(  # noqa: A001 - the name users expect
+    frame: pd.DataFrame, k: int | None = None, *, rel: int = 1, **options: Any
+) -> float | pd.Series:
+    """Mean average precision: a float, or a Series by run when the frame has a run column."""
+    return _aggregated(frame, _ap(k, rel), "mean", options)
+
+
+def gmap(
+    frame: pd.DataFrame, k: int | None = None, *, rel: int = 1, **options: Any
+) -> float | pd.Series:
+    """Geometric mean average precision (values floored at 1e-5, as trec_eval's gm_map)."""
+    return _aggregated(frame, _ap(k, rel), "gmean", options)
+
+
+def _rr(k: int | None, rel: int) -> Metric:
+    metric = RR(rel=rel)
+    return metric @ k if k is not None else metric
+
+
+def rr(frame: pd.DataFrame, k: int | None = None, *, rel: int = 1, **options: Any) -> pd.Series:
+    """Per-query reciprocal rank (``RR`` or ``RR@k``); options as in :func:`evaluate`."""
+    return _single(frame, _rr(k, rel), options)
+
+
+def mrr(
+    frame: pd.DataFrame, k: int | None = None, *, rel: int = 1, **options: Any
+) -> float | pd.Series:
+    """Mean reciprocal rank: a float, or a Series by run when the frame has a run column."""
+    return _aggregated(frame, _rr(k, rel), "mean", options)
+
+
+def _gain_metric(family, k, rel, gain, discount, base) -> Metric:
+    metric = family(rel=rel, gain=gain, discount=discount, base=base)
+    return metric @ k if k is not None else metric
+
+
+def ndcg(
+    frame: pd.DataFrame,
+    k: int | None = None,
+    *,
+    rel: int = 1,
+    gain: str | Mapping[int, float] = "linear",
+    discount: str = "log2",
+    base: float = 2,
+    **options: Any,
+) -> pd.Series:
+    """Per-query nDCG (``nDCG`` or ``nDCG@k``); see :data:`pdireval.metrics.nDCG`."""
+    return _single(frame, _gain_metric(nDCG, k, rel, gain, discount, base), options)
+
+
+def dcg(
+    frame: pd.DataFrame,
+    k: int | None = None,
+    *,
+    rel: int = 1,
+    gain: str | Mapping[int, float] = "linear",
+    discount: str = "log2",
+    base: float = 2,
+    **options: Any,
+) -> pd.Series:
+    """Per-query DCG (``DCG`` or ``DCG@k``); see :data:`pdireval.metrics.DCG`."""
+    return _single(frame, _gain_metric(DCG, k, rel, gain, discount, base), options)
+
+
+def r_precision(frame: pd.DataFrame, *, rel: int = 1, **options: Any) -> pd.Series:
+    """Per-query R-precision (``Rprec``); options as in :func:`evaluate`."""
+    return _single(frame, Rprec(rel=rel), options)
+
+
+def success(frame: pd.DataFrame, k: int, *, rel: int = 1, **options: Any) -> pd.Series:
+    """Per-query success at k (``Success@k``); options as in :func:`evaluate`."""
+    return _single(frame, Success(rel=rel) @ k, options)
+
+
+def merge_qrels(
+    run: pd.DataFrame,
+    qrels: pd.DataFrame,
+    *,
+    columns: Columns = None,
+    qrels_columns: Columns = None,
+) -> pd.DataFrame:
+    """Attach relevance labels to a run and add the judged documents it did not retrieve.
+
+    Parameters
+    ----------
+    run : DataFrame
+        Retrieved documents: query, doc and rank or score columns, optionally a run
+        column (then the judgments are applied to every run).
+    qrels : DataFrame
+        Judgments: query, doc and rel columns (other columns, such as TREC's
+        iteration field, are not carried over). Each (query, doc) at most once.
+    columns, qrels_columns : ColumnMap or dict, optional
+        Column roles of ``run`` and of ``qrels`` (defaults and synonyms otherwise).
+
+    Returns
+    -------
+    DataFrame
+        A new long frame (fresh RangeIndex): every run row in its original order with
+        the label added (missing = unjudged), then one row per judged document a run
+        did not retrieve, with missing rank/score. Column names are those of ``run``
+        plus the qrels' rel column. Neither input is modified.
+
+    Examples
+    --------
+    >>> import pandas as pd, pdireval
+    >>> run = pd.DataFrame({"query": ["q1", "q1"], "doc": ["a", "b"], "score": [2.0, 1.0]})
+    >>> qrels = pd.DataFrame({"query": ["q1", "q1"], "doc": ["b", "c"], "rel": [1, 2]})
+    >>> pdireval.merge_qrels(run, qrels)
+      query doc  score   rel
+    0    q1   a    2.0  <NA>
+    1    q1   b    1.0     1
+    2    q1   c    NaN     2
+    """
+    run_cols = as_column_map(columns).resolve(run)
+    qrels_cols = as_column_map(qrels_columns).resolve(qrels)
+    run_cols.require(run, "query", "doc")
+    qrels_cols.require(qrels, "query", "doc", "rel")
+    rel_name = qrels_cols.rel
+    if run_cols.rel is not None or rel_name in run.columns:
+        clash = run_cols.rel or rel_name
+        msg = (
+            f"the run already has a column {clash!r} that would hold the relevance labels; "
+            "drop or rename it before merge_qrels (or evaluate the run directly)"
+        )
+        raise SchemaError(msg)
+    for role in ("query", "doc"):
+        _check_same_kind(run[getattr(run_cols, role)], qrels[getattr(qrels_cols, role)], role)
+
+    q_query, q_doc = qrels[qrels_cols.query], qrels[qrels_cols.doc]
+    labels = labels_of(qrels[rel_name], rel_name)
+    duplicated = pd.DataFrame({"q": q_query.array, "d": q_doc.array}).duplicated().to_numpy()
+    if duplicated.any():
+        first = np.flatnonzero(duplicated)[0]
+        msg = (
+            f"the qrels judge ({q_query.iloc[first]!r}, {q_doc.iloc[first]!r}) more than once "
+            f"({int(duplicated.sum())} duplicate judgment(s)); keep one label per (query, doc)"
+        )
+        raise SchemaError(msg)
+
+    run_query, run_doc = run[run_cols.query], run[run_cols.doc]
+    candidates = np.flatnonzero(run_doc.isin(q_doc.unique()).to_numpy())
+    left = pd.DataFrame(
+        {"q": run_query.array.take(candidates), "d": run_doc.array.take(candidates),
+         "row": candidates}
+    )
+    right = pd.DataFrame({"q": q_query.array, "d": q_doc.array, "judgment": np.arange(len(qrels))})
+    matched = left.merge(right, on=["q", "d"], how="inner")
+    row, judgment = matched["row"].to_numpy(), matched["judgment"].to_numpy()
+
+    run_label = np.full(len(run), np.nan)
+    run_label[row] = labels[judgment]
+    if run_cols.run is not None:
+        run_codes, run_ids = pd.factorize(run[run_cols.run], sort=True)
+    else:
+        run_codes, run_ids = np.zeros(len(run), dtype=np.intp), pd.Index([None])
+    found = np.zeros((builtins.max(len(run_ids), 1), len(qrels)), dtype=bool)
+    found[run_codes[row], judgment] = True
+    missing_run, missing_judgment = np.nonzero(~found)
+
+    merged = run.copy(deep=False)
+    rank_name = run_cols.rank
+    if rank_name is not None and pd.api.types.is_integer_dtype(run[rank_name].dtype):
+        merged[rank_name] = run[rank_name].astype("Int64")
+    merged[rel_name] = pd.array(run_label, dtype="Int64")
+    added = {
+        run_cols.query: q_query.array.take(missing_judgment),
+        run_cols.doc: q_doc.array.take(missing_judgment),
+        rel_name: pd.array(labels[missing_judgment], dtype="Int64"),
+    }
+    if run_cols.run is not None:
+        added[run_cols.run] = pd.Index(run_ids).take(missing_run).array
+    unretrieved = pd.DataFrame(added)
+    return pd.concat([merged, unretrieved], ignore_index=True)[list(merged.columns)]
+
+
+def _check_same_kind(run_ids: pd.Series, qrels_ids: pd.Series, role: str) -> None:
+    numeric = pd.api.types.is_numeric_dtype
+    if numeric(run_ids.dtype) != numeric(qrels_ids.dtype):
+        msg = (
+            f"{role} ids are {run_ids.dtype} in the run but {qrels_ids.dtype} in the qrels, so "
+            f"none would match; convert one side, e.g. qrels[{qrels_ids.name!r}].astype(str)"
+        )
+        raise SchemaError(msg)

@@ -1,0 +1,249 @@
+"""Declared metric families, concrete metrics and the registry that names them.
+
+A :class:`Family` is declared once per measure (name, parameters with defaults,
+whether it takes a cutoff, kernel, docstring). Calling a family with parameters
+or applying ``@ k`` gives a :class:`Metric`, the hashable value every metric name
+normalises to; its :attr:`Metric.label` is the canonical result column name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from pdireval._errors import MetricError
+from pdireval._ranking import Ranked
+
+__all__ = ["Param", "Family", "Metric", "REGISTRY", "register"]
+
+Kernel = Callable[..., np.ndarray]
+Cutoff = Literal["required", "optional", "none"]
+
+
+@dataclass(frozen=True)
+class Param:
+    """A metric parameter: name, default, and a function that checks and normalises values."""
+
+    name: str
+    default: Any
+    check: Callable[[str, Any], Any]
+    doc: str = ""
+    show: Callable[[Any], str] = repr
+
+
+def integer_at_least(minimum: int) -> Callable[[str, Any], int]:
+    """Parameter check: a whole number >= ``minimum``."""
+
+    def check(name: str, value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
+            msg = f"parameter {name}= must be a whole number >= {minimum}, got {value!r}"
+            raise MetricError(msg)
+        return int(value)
+
+    return check
+
+
+def number_above(minimum: float) -> Callable[[str, Any], float]:
+    """Parameter check: a real number > ``minimum``."""
+
+    def check(name: str, value: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float | np.number):
+            msg = f"parameter {name}= must be a number > {minimum}, got {value!r}"
+            raise MetricError(msg)
+        if not value > minimum:
+            msg = f"parameter {name}= must be > {minimum}, got {value!r}"
+            raise MetricError(msg)
+        return value
+
+    return check
+
+
+def one_of(*choices: str) -> Callable[[str, Any], str]:
+    """Parameter check: one of the given strings."""
+
+    def check(name: str, value: Any) -> str:
+        if value not in choices:
+            msg = f"parameter {name}= must be one of {list(choices)}, got {value!r}"
+            raise MetricError(msg)
+        return value
+
+    return check
+
+
+class Family:
+    """A declared metric family such as precision (``P``) or nDCG.
+
+    Parameters
+    ----------
+    name : str
+        Canonical name, spelled as ir_measures spells it.
+    kernel : callable
+        ``kernel(ranked, k=..., **params)`` returning one float64 value per group.
+    params : sequence of Param
+        Parameters with their defaults; ``rel`` is shared by every family.
+    cutoff : {"required", "optional", "none"}
+        Whether ``@k`` must, may or must not be given.
+    aliases : sequence of str
+        Other names (case-insensitive), e.g. trec_eval names.
+    cutoff_aliases : sequence of str
+        Names that take the cutoff as a suffix, such as trec_eval's ``P_10``/``P.10``.
+    bounded : bool
+        Whether every value lies in [0, 1].
+    constraint : callable, optional
+        Checks parameter values together; raises :class:`MetricError`.
+    doc : str
+        One-paragraph description shown in ``help()`` and the README catalogue.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        kernel: Kernel,
+        *,
+        params: tuple[Param, ...] = (),
+        cutoff: Cutoff = "none",
+        aliases: tuple[str, ...] = (),
+        cutoff_aliases: tuple[str, ...] = (),
+        bounded: bool = True,
+        constraint: Callable[[dict[str, Any]], None] | None = None,
+        doc: str = "",
+    ) -> None:
+        self.name = name
+        self.kernel = kernel
+        self.params = {param.name: param for param in params}
+        self.cutoff = cutoff
+        self.aliases = aliases
+        self.cutoff_aliases = cutoff_aliases
+        self.bounded = bounded
+        self.constraint = constraint
+        self.__doc__ = doc
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def __call__(self, **params: Any) -> Metric:
+        """Return the metric of this family with the given parameters (no cutoff yet)."""
+        return self._metric(params, None)
+
+    def __matmul__(self, k: int) -> Metric:
+        return self._metric({}, k)
+
+    @property
+    def default(self) -> Metric:
+        """The metric with every parameter at its default and no cutoff."""
+        return self._metric({}, None)
+
+    def _metric(self, params: Mapping[str, Any], k: int | None) -> Metric:
+        unknown = sorted(set(params) - set(self.params))
+        if unknown:
+            import difflib
+
+            close = difflib.get_close_matches(unknown[0], list(self.params), n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            msg = (
+                f"{self.name} has no parameter {unknown[0]!r} "
+                f"(parameters: {list(self.params)}){hint}"
+            )
+            raise MetricError(msg)
+        values = tuple(
+            (name, param.check(name, params[name]) if name in params else param.default)
+            for name, param in self.params.items()
+        )
+        if self.constraint is not None:
+            self.constraint(dict(values))
+        metric = Metric(self, values, None)
+        return metric.at(k) if k is not None else metric
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One concrete metric: a family, its parameter values and an optional cutoff ``k``.
+
+    Metrics are hashable and compare by value, so names that mean the same metric
+    (``"map"``, ``"AP"``, ``AP()``) collapse to one result column.
+
+    Examples
+    --------
+    >>> from pdireval.metrics import P, nDCG
+    >>> (P @ 10).label, P(rel=2) @ 5, nDCG(gain="exp") @ 10
+    ('P@10', P(rel=2)@5, nDCG(gain='exp')@10)
+    """
+
+    family: Family
+    params: tuple[tuple[str, Any], ...]
+    k: int | None
+
+    def __post_init__(self) -> None:
+        if self.k is None:
+            return
+        if isinstance(self.k, bool) or not isinstance(self.k, int | np.integer) or self.k < 1:
+            msg = f"the cutoff of {self.family.name} must be a whole number >= 1, got {self.k!r}"
+            raise MetricError(msg)
+        if self.family.cutoff == "none":
+            msg = f"{self.family.name} takes no cutoff; use {self.family.name} without @{self.k}"
+            raise MetricError(msg)
+
+    def at(self, k: int) -> Metric:
+        """Return this metric with cutoff ``k``."""
+        return Metric(self.family, self.params, k)
+
+    def __matmul__(self, k: int) -> Metric:
+        return self.at(k)
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """Parameter values, defaults included."""
+        return dict(self.params)
+
+    @property
+    def label(self) -> str:
+        """Canonical label: ``Name(non-default params)@k``."""
+        shown = [
+            f"{name}={self.family.params[name].show(value)}"
+            for name, value in self.params
+            if value != self.family.params[name].default
+        ]
+        text = self.family.name + (f"({', '.join(shown)})" if shown else "")
+        return text + (f"@{self.k}" if self.k is not None else "")
+
+    def __repr__(self) -> str:
+        return self.label
+
+    __str__ = __repr__
+
+    def validate(self) -> Metric:
+        """Raise :class:`MetricError` when a required cutoff is missing."""
+        if self.k is None and self.family.cutoff == "required":
+            msg = f"{self.family.name} needs a cutoff: write {self.label}@k, e.g. {self.label}@10"
+            raise MetricError(msg)
+        return self
+
+    def compute(self, ranked: Ranked) -> np.ndarray:
+        """Return one float64 value per group of ``ranked``."""
+        return np.asarray(self.family.kernel(ranked, k=self.k, **self.options), dtype=np.float64)
+
+
+#: Every registered family by canonical name.
+REGISTRY: dict[str, Family] = {}
+
+
+def register(family: Family) -> Family:
+    """Add ``family`` to the registry (once) and return it."""
+    if family.name in REGISTRY:
+        msg = f"metric family {family.name!r} is registered twice"
+        raise MetricError(msg)
+    REGISTRY[family.name] = family
+    return family
+
+
+def rel_param() -> Param:
+    """The ``rel=`` parameter shared by every family: minimum label counted as relevant."""
+    return Param(
+        "rel",
+        1,
+        integer_at_least(0),
+        "minimum relevance label counted as relevant (trec_eval -l); negative labels never count",
+    )

@@ -1,0 +1,129 @@
+"""The metric name grammar: ``Name``, ``Name@k``, ``Name(param=value, ...)@k`` and aliases."""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from pdireval._errors import MetricError
+from pdireval.metrics._base import REGISTRY, Family, Metric
+
+__all__ = ["parse_metric", "parse_metrics", "MetricLike"]
+
+MetricLike = str | Metric | Family
+
+_GRAMMAR = re.compile(
+    r"^\s*(?P<name>[A-Za-z][\w.\-]*?)\s*(?:\((?P<params>.*)\))?\s*(?:@\s*(?P<k>\S+))?\s*$",
+    re.DOTALL,
+)
+_SUFFIXED = re.compile(r"^(?P<base>.+?)[_.](?P<k>\d+)$")
+
+
+def _names() -> dict[str, Family]:
+    """Every accepted spelling (lower case) -> family."""
+    table: dict[str, Family] = {}
+    for family in REGISTRY.values():
+        for spelling in (family.name, *family.aliases):
+            table[spelling.lower()] = family
+    return table
+
+
+def _suffix_names() -> dict[str, Family]:
+    """Spellings that carry the cutoff as a suffix (``P_10``, ``ndcg_cut.10``)."""
+    return {
+        alias.lower(): family for family in REGISTRY.values() for alias in family.cutoff_aliases
+    }
+
+
+def _did_you_mean(name: str) -> str:
+    spellings = {**_names(), **_suffix_names()}
+    close = difflib.get_close_matches(name.lower(), list(spellings), n=3, cutoff=0.6)
+    suggestions = list(dict.fromkeys(spellings[spelling].name for spelling in close))
+    return f"; did you mean {' or '.join(map(repr, suggestions))}?" if suggestions else ""
+
+
+def _parse_params(text: str, original: str) -> dict[str, Any]:
+    try:
+        call = ast.parse(f"f({text})", mode="eval").body
+        if not isinstance(call, ast.Call) or call.args:
+            raise ValueError
+        return {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords if kw.arg}
+    except (SyntaxError, ValueError) as error:
+        msg = (
+            f"cannot read the parameters of {original!r}; write them as "
+            "Name(param=value, ...), e.g. nDCG(gain='exp')@10"
+        )
+        raise MetricError(msg) from error
+
+
+def _parse_k(text: str, original: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        msg = f"the cutoff in {original!r} must be a whole number >= 1, e.g. P@10"
+        raise MetricError(msg)
+    return int(text)
+
+
+def parse_metric(spec: MetricLike) -> Metric:
+    """Normalise a metric name, family or metric object to a :class:`Metric`.
+
+    Parameters
+    ----------
+    spec : str, Family or Metric
+        ``"AP"``, ``"nDCG@10"``, ``"P(rel=2)@5"``, a trec_eval name such as
+        ``"P_10"``, ``"ndcg_cut.10"`` or ``"recip_rank"``, or an object like ``P @ 10``.
+
+    Returns
+    -------
+    Metric
+
+    Raises
+    ------
+    MetricError
+        Unknown name (with a did-you-mean), bad parameters, or a missing cutoff.
+
+    Examples
+    --------
+    >>> parse_metric("ndcg_cut_10"), parse_metric("map"), parse_metric("p(rel=2)@5")
+    (nDCG@10, AP, P(rel=2)@5)
+    """
+    if isinstance(spec, Metric):
+        return spec.validate()
+    if isinstance(spec, Family):
+        return spec.default.validate()
+    if not isinstance(spec, str):
+        msg = f"a metric is a name like 'nDCG@10' or an object like P @ 10, got {spec!r}"
+        raise MetricError(msg)
+    match = _GRAMMAR.match(spec)
+    if match is None:
+        msg = f"cannot read metric {spec!r}; write Name, Name@k or Name(param=value)@k{_did_you_mean(spec)}"
+        raise MetricError(msg)
+    name, k_text = match["name"], match["k"]
+    k = _parse_k(k_text, spec) if k_text is not None else None
+    family = _names().get(name.lower())
+    if family is None:
+        suffixed = _SUFFIXED.match(name)
+        family = _suffix_names().get(suffixed["base"].lower()) if suffixed else None
+        if family is None:
+            msg = f"unknown metric {spec!r}{_did_you_mean(name)}"
+            raise MetricError(msg)
+        if k is not None:
+            msg = f"metric {spec!r} gives its cutoff twice; write {family.name}@{suffixed['k']}"
+            raise MetricError(msg)
+        k = _parse_k(suffixed["k"], spec)
+    params = _parse_params(match["params"], spec) if match["params"] else {}
+    metric = family(**params)
+    return (metric.at(k) if k is not None else metric).validate()
+
+
+def parse_metrics(specs: MetricLike | Iterable[MetricLike]) -> list[Metric]:
+    """Parse one metric or many; duplicates (by value) collapse, order is kept."""
+    if isinstance(specs, str | Metric | Family):
+        specs = [specs]
+    metrics = [parse_metric(spec) for spec in specs]
+    if not metrics:
+        msg = "no metric given; pass a name like 'AP' or a list such as ['AP', 'nDCG@10']"
+        raise MetricError(msg)
+    return list(dict.fromkeys(metrics))

@@ -1,0 +1,37 @@
+"""Average precision (``AP``, ``AP@k``); its mean over queries is MAP."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pdireval._ranking import Ranked, safe_divide
+from pdireval.metrics._base import Family, register, rel_param
+
+
+def _average_precision(ranked: Ranked, *, k: int | None, rel: int) -> np.ndarray:
+    relevant = ranked.relevant(rel)
+    found_so_far = ranked.within_query_cumsum(relevant)
+    counted = relevant if k is None else relevant & (ranked.position <= k)
+    precision_at_hit = found_so_far[counted] / ranked.position[counted]
+    total = np.bincount(ranked.group[counted], weights=precision_at_hit, minlength=ranked.n_groups)
+    return safe_divide(total, ranked.num_relevant(rel))
+
+
+AP = register(
+    Family(
+        "AP",
+        _average_precision,
+        params=(rel_param(),),
+        cutoff="optional",
+        aliases=("map", "average_precision", "avep"),
+        cutoff_aliases=("map_cut", "ap"),
+        doc="""Average precision: mean of the precision at the rank of each relevant document.
+
+        ``AP = (1/R) * sum over relevant retrieved d of P@rank(d)``; relevant documents
+        that were not retrieved contribute 0, and AP = 0 when R = 0 (trec_eval ``map``).
+        ``AP@k`` only counts relevant documents within the top k and still divides by
+        R (trec_eval ``map_cut_k``). MAP is ``summary("AP")`` (``agg="mean"``), GMAP
+        ``agg="gmean"``.
+        """,
+    )
+)

@@ -1,0 +1,167 @@
+"""Discounted cumulative gain: ``DCG``/``DCG@k`` and its normalised form ``nDCG``/``nDCG@k``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from pdireval._errors import MetricError
+from pdireval._ranking import Ranked, block_starts, positions_in_blocks, safe_divide
+from pdireval.metrics._base import Family, Param, number_above, one_of, register, rel_param
+
+GainSpec = str | tuple[tuple[int, float], ...]
+
+
+def _check_gain(name: str, value: Any) -> GainSpec:
+    if isinstance(value, str):
+        return one_of("linear", "exp")(name, value)
+    if isinstance(value, Mapping | tuple):
+        pairs = dict(value)
+        for label, gain in pairs.items():
+            if isinstance(label, bool) or not isinstance(label, int | np.integer):
+                msg = f"gain= mapping keys must be whole relevance labels, got {label!r}"
+                raise MetricError(msg)
+            if isinstance(gain, bool) or not isinstance(gain, int | float | np.number):
+                msg = f"gain= mapping values must be numbers, got {gain!r} for label {label}"
+                raise MetricError(msg)
+        return tuple(sorted((int(label), gain) for label, gain in pairs.items()))
+    msg = f"gain= must be 'linear', 'exp' or a mapping {{label: gain}}, got {value!r}"
+    raise MetricError(msg)
+
+
+def _show_gain(value: GainSpec) -> str:
+    return repr(value) if isinstance(value, str) else repr(dict(value))
+
+
+def _gains(labels: np.ndarray, gain: GainSpec, rel: int, known: np.ndarray) -> np.ndarray:
+    """Gain of each label; 0 for unjudged, negative or below-``rel`` labels."""
+    counted = labels >= max(rel, 0)
+    out = np.zeros(len(labels), dtype=np.float64)
+    if gain == "linear":
+        out[counted] = labels[counted]
+    elif gain == "exp":
+        out[counted] = np.exp2(labels[counted]) - 1.0
+    else:
+        table = dict(gain)
+        missing = sorted({int(v) for v in known[known >= max(rel, 0)]} - set(table))
+        if missing:
+            msg = (
+                f"gain= mapping {table} has no gain for label(s) {missing} found in the "
+                "judgments; add them to the mapping"
+            )
+            raise MetricError(msg)
+        levels = np.array(sorted(table), dtype=np.float64)
+        values = np.array([table[level] for level in sorted(table)], dtype=np.float64)
+        out[counted] = values[np.searchsorted(levels, labels[counted])]
+    return out
+
+
+def _discount(position: np.ndarray, discount: str, base: float) -> np.ndarray:
+    if discount == "log2":
+        return np.log2(position + 1.0)
+    return np.maximum(1.0, np.log(position) / np.log(base))
+
+
+def _ideal(ranked: Ranked, gain: GainSpec, rel: int) -> tuple[np.ndarray, ...]:
+    """Judged gains of each group in descending order, with their ideal positions."""
+
+    def compute() -> tuple[np.ndarray, ...]:
+        gains = _gains(ranked.judged_label, gain, rel, ranked.judged_label)
+        keep = gains != 0
+        group, gains = ranked.judged_group[keep], gains[keep]
+        order = np.lexsort((-gains, group))
+        group, gains = group[order], gains[order]
+        return group, gains, positions_in_blocks(block_starts(group), len(group))
+
+    return ranked.cached(("ideal", gain, rel), compute)
+
+
+def _dcg(ranked: Ranked, *, k: int | None, rel: int, gain: GainSpec, discount: str, base: float):
+    gains = ranked.cached(
+        ("gains", gain, rel), lambda: _gains(ranked.label, gain, rel, ranked.judged_label)
+    )
+    counted = gains != 0
+    if k is not None:
+        counted &= ranked.position <= k
+    weights = gains[counted] / _discount(ranked.position[counted], discount, base)
+    return np.bincount(ranked.group[counted], weights=weights, minlength=ranked.n_groups)
+
+
+def _ideal_dcg(ranked: Ranked, *, k: int | None, rel: int, gain: GainSpec, discount: str, base):
+    group, gains, position = _ideal(ranked, gain, rel)
+    counted = slice(None) if k is None else position <= k
+    weights = gains[counted] / _discount(position[counted], discount, base)
+    return np.bincount(group[counted], weights=weights, minlength=ranked.n_groups)
+
+
+def _ndcg(ranked: Ranked, **options: Any) -> np.ndarray:
+    return safe_divide(_dcg(ranked, **options), _ideal_dcg(ranked, **options))
+
+
+def _check_base(options: dict[str, Any]) -> None:
+    if options["discount"] == "log2" and options["base"] != 2:
+        msg = "base= only applies to discount='jarvelin'; the 'log2' discount is log2(rank + 1)"
+        raise MetricError(msg)
+
+
+def _dcg_params() -> tuple[Param, ...]:
+    return (
+        rel_param(),
+        Param(
+            "gain",
+            "linear",
+            _check_gain,
+            "'linear' (gain = label), 'exp' (2**label - 1) or a mapping {label: gain}",
+            show=_show_gain,
+        ),
+        Param(
+            "discount",
+            "log2",
+            one_of("log2", "jarvelin"),
+            "'log2': 1/log2(rank + 1); 'jarvelin': 1/max(1, log_base(rank))",
+        ),
+        Param("base", 2, number_above(1), "logarithm base of the 'jarvelin' discount"),
+    )
+
+
+DCG = register(
+    Family(
+        "DCG",
+        _dcg,
+        params=_dcg_params(),
+        cutoff="optional",
+        bounded=False,
+        constraint=_check_base,
+        doc="""Discounted cumulative gain of the top k (all retrieved documents without k).
+
+        ``DCG@k = sum_{i=1..k} gain(label_i) / discount(i)``. By default (as trec_eval)
+        gain = label for labels >= rel and discount = log2(i + 1). ``gain='exp'`` uses
+        2**label - 1 (Burges et al. 2005); ``discount='jarvelin'`` with ``base=b``
+        leaves ranks below b undiscounted and divides by log_b(i) from there
+        (Järvelin & Kekäläinen 2002; with b = 2: rel_1 + sum_{i>=2} rel_i / log2 i).
+        Unjudged and negatively labelled documents have gain 0.
+        """,
+    )
+)
+
+nDCG = register(
+    Family(
+        "nDCG",
+        _ndcg,
+        params=_dcg_params(),
+        cutoff="optional",
+        aliases=("ndcg",),
+        cutoff_aliases=("ndcg_cut", "ndcg"),
+        constraint=_check_base,
+        doc="""Normalised DCG: DCG@k divided by the DCG@k of the ideal ranking.
+
+        The ideal ranking orders *all* judged documents of the query (retrieved or
+        not) by decreasing gain, as trec_eval's ``ndcg`` / ``ndcg_cut_k`` do; nDCG is 0
+        when the ideal DCG is 0. Gain and discount options are those of ``DCG``.
+        trec_eval's ``ndcg`` ignores the relevance level (-l); here ``rel=`` zeroes the
+        gain of labels below it, which changes nothing at the default rel=1.
+        """,
+    )
+)

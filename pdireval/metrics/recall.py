@@ -1,0 +1,31 @@
+"""Recall at k (``R@k``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pdireval._ranking import Ranked, safe_divide
+from pdireval.metrics._base import Family, register, rel_param
+
+
+def _recall(ranked: Ranked, *, k: int | None, rel: int) -> np.ndarray:
+    in_cutoff = ranked.relevant(rel) if k is None else ranked.relevant(rel) & (ranked.position <= k)
+    return safe_divide(ranked.per_query_count(in_cutoff), ranked.num_relevant(rel))
+
+
+R = register(
+    Family(
+        "R",
+        _recall,
+        params=(rel_param(),),
+        cutoff="required",
+        aliases=("recall",),
+        cutoff_aliases=("recall",),
+        doc="""Recall at k: the fraction of all relevant documents found in the top k.
+
+        ``R@k = |{relevant documents at positions 1..k}| / R`` where R counts every
+        judged document labelled >= rel, retrieved or not; 0 when R = 0
+        (trec_eval ``recall_k``).
+        """,
+    )
+)

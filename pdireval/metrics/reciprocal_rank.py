@@ -1,0 +1,63 @@
+"""Reciprocal rank (``RR``, ``RR@k``) and success (``Success@k``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pdireval._ranking import Ranked
+from pdireval.metrics._base import Family, register, rel_param
+
+
+def _first_relevant(ranked: Ranked, rel: int) -> np.ndarray:
+    """Mask of the first relevant retrieved row of each group."""
+
+    def compute() -> np.ndarray:
+        relevant = ranked.relevant(rel)
+        return relevant & (ranked.within_query_cumsum(relevant) == 1)
+
+    return ranked.cached(("first_relevant", rel), compute)
+
+
+def _reciprocal_rank(ranked: Ranked, *, k: int | None, rel: int) -> np.ndarray:
+    first = _first_relevant(ranked, rel)
+    if k is not None:
+        first = first & (ranked.position <= k)
+    return ranked.per_query_sum(1.0 / ranked.position, first)
+
+
+RR = register(
+    Family(
+        "RR",
+        _reciprocal_rank,
+        params=(rel_param(),),
+        cutoff="optional",
+        aliases=("mrr", "recip_rank", "reciprocal_rank"),
+        cutoff_aliases=("rr",),
+        doc="""Reciprocal rank of the first relevant document; 0 when there is none.
+
+        ``RR = 1 / rank of the first document labelled >= rel`` (trec_eval
+        ``recip_rank``). ``RR@k`` is 0 when the first relevant document lies below k
+        (the rank threshold S_h of the lecture notes). MRR is ``summary("RR")``.
+        """,
+    )
+)
+
+
+def _success(ranked: Ranked, *, k: int, rel: int) -> np.ndarray:
+    first = _first_relevant(ranked, rel) & (ranked.position <= k)
+    return ranked.per_query_count(first)
+
+
+Success = register(
+    Family(
+        "Success",
+        _success,
+        params=(rel_param(),),
+        cutoff="required",
+        cutoff_aliases=("success",),
+        doc="""Success at k: 1 when a document labelled >= rel is in the top k, else 0.
+
+        trec_eval ``success_k`` (``success.1,5,10``).
+        """,
+    )
+)

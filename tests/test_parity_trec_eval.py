@@ -1,0 +1,110 @@
+"""Parity with trec_eval 9.0.8 (pytrec-eval-terrier) to 1e-9 on adversarial data."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from adversarial import CUTOFFS, adversarial_case, to_trec_dicts, truncate
+
+import pdireval
+
+pytrec_eval = pytest.importorskip("pytrec_eval")
+
+CUTS = ",".join(map(str, CUTOFFS))
+TREC_MEASURES = {
+    "map", "recip_rank", "ndcg", "Rprec", "bpref", "num_rel", "num_ret", "num_rel_ret",
+    f"P.{CUTS}", f"recall.{CUTS}", f"map_cut.{CUTS}", f"ndcg_cut.{CUTS}", f"success.{CUTS}",
+}
+
+
+def _pairs(level: int) -> dict[str, str]:
+    """pdireval metric name -> trec_eval result key."""
+    rel = "" if level == 1 else f"(rel={level})"
+    pairs = {
+        f"AP{rel}": "map",
+        f"RR{rel}": "recip_rank",
+        "nDCG": "ndcg",  # trec_eval's ndcg ignores the relevance level
+        f"Rprec{rel}": "Rprec",
+        f"Bpref{rel}": "bpref",
+        f"NumRel{rel}": "num_rel",
+        "NumRet": "num_ret",
+        f"NumRelRet{rel}": "num_rel_ret",
+    }
+    for k in CUTOFFS:
+        pairs.update({
+            f"P{rel}@{k}": f"P_{k}",
+            f"R{rel}@{k}": f"recall_{k}",
+            f"AP{rel}@{k}": f"map_cut_{k}",
+            f"nDCG@{k}": f"ndcg_cut_{k}",
+            f"Success{rel}@{k}": f"success_{k}",
+        })
+    return pairs
+
+
+def _trec_eval(run: pd.DataFrame, qrels: pd.DataFrame, measures, level: int) -> dict:
+    run_dict, qrels_dict = to_trec_dicts(run, qrels)
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels_dict, measures, relevance_level=level)
+    return evaluator.evaluate(run_dict)
+
+
+def _compare(ours: pd.DataFrame, expected: dict, pairs: dict[str, str]) -> list[str]:
+    mismatches = []
+    for query, values in expected.items():
+        for name, key in pairs.items():
+            label = pdireval.parse_metric(name).label
+            got = ours.loc[query, label]
+            if not np.isclose(got, values[key], rtol=0, atol=1e-9):
+                mismatches.append(f"{query} {label}: pdireval {got!r} trec_eval {values[key]!r}")
+    return mismatches
+
+
+@pytest.mark.parametrize("level", [1, 2])
+@pytest.mark.parametrize("seed", range(12))
+def test_retrieved_policy_equals_plain_trec_eval(seed: int, level: int) -> None:
+    run, qrels = adversarial_case(seed)
+    expected = _trec_eval(run, qrels, TREC_MEASURES, level)
+    pairs = _pairs(level)
+    ours = pdireval.evaluate(pdireval.merge_qrels(run, qrels), list(pairs), queries="retrieved")
+    assert sorted(ours.index) == sorted(expected)
+    assert _compare(ours, expected, pairs) == []
+
+
+@pytest.mark.parametrize("level", [1, 2])
+@pytest.mark.parametrize("seed", range(12))
+def test_judged_policy_equals_trec_eval_c(seed: int, level: int) -> None:
+    """``trec_eval -c``: judged queries without retrieved documents score 0."""
+    run, qrels = adversarial_case(seed)
+    pairs = _pairs(level)
+    ours = pdireval.evaluate(pdireval.merge_qrels(run, qrels), list(pairs))
+    judged = set(qrels["query"])
+    assert set(ours.index) == judged
+    expected = _trec_eval(run, qrels, TREC_MEASURES, level)
+    unretrieved = judged - set(expected)
+    assert unretrieved, "the generator should produce judged queries without retrieved docs"
+    num_rel = qrels[qrels["rel"] >= level].groupby("query").size()
+    for query in unretrieved:
+        expected[query] = {key: 0.0 for key in pairs.values()}
+        expected[query]["num_rel"] = float(num_rel.get(query, 0))
+    assert _compare(ours, expected, pairs) == []
+
+
+@pytest.mark.parametrize("k", CUTOFFS)
+@pytest.mark.parametrize("seed", range(6))
+def test_rr_at_k_equals_recip_rank_of_truncated_run(seed: int, k: int) -> None:
+    run, qrels = adversarial_case(seed)
+    expected = _trec_eval(truncate(run, k), qrels, {"recip_rank"}, 1)
+    ours = pdireval.evaluate(pdireval.merge_qrels(run, qrels), f"RR@{k}", queries="retrieved")
+    assert _compare(ours, expected, {f"RR@{k}": "recip_rank"}) == []
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_rank_column_gives_the_same_values_as_scores(seed: int) -> None:
+    """Ranking by a rank column that encodes trec_eval's order changes nothing."""
+    run, qrels = adversarial_case(seed)
+    ranked = truncate(run, 10_000)
+    ranked = ranked.assign(rank=ranked.groupby("query").cumcount() + 1).drop(columns="score")
+    metrics = list(_pairs(1))
+    by_score = pdireval.evaluate(pdireval.merge_qrels(run, qrels), metrics)
+    by_rank = pdireval.evaluate(pdireval.merge_qrels(ranked, qrels), metrics)
+    pd.testing.assert_frame_equal(by_score, by_rank)
