@@ -11,7 +11,7 @@ Examples
 >>> df.ireval.evaluate(["AP", "nDCG@2"]).round(4)
 metric      AP  nDCG@2
 query
-q1      0.5833  0.4703
+q1      0.5833  0.4796
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from pdireval.api import (
     dcg,
     evaluate,
     gmap,
-    map,
+    map,  # noqa: A004 - pdireval.map is the name users expect
     merge_qrels,
     mrr,
     ndcg,

@@ -36,7 +36,7 @@ class IREvalAccessor:
     2       1.0  1.0
     """
 
-    __slots__ = ("_obj", "_columns")
+    __slots__ = ("_columns", "_obj")
 
     def __init__(self, obj: pd.DataFrame, columns: ColumnMap = DEFAULT_COLUMNS) -> None:
         self._obj, self._columns = obj, columns
@@ -109,5 +109,3 @@ class IREvalAccessor:
     def success(self, k: int, **options: Any) -> pd.Series:
         """Per-query ``Success@k``; see :func:`pdireval.success`."""
         return api.success(self._obj, k, columns=self._columns, **options)
-
-

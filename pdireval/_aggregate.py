@@ -9,7 +9,7 @@ import pandas as pd
 
 from pdireval._errors import MetricError
 
-__all__ = ["Agg", "AGGREGATES", "aggregate", "GMEAN_FLOOR"]
+__all__ = ["AGGREGATES", "GMEAN_FLOOR", "Agg", "aggregate"]
 
 Agg = Literal["mean", "gmean", "hmean", "median"]
 AGGREGATES: tuple[str, ...] = ("mean", "gmean", "hmean", "median")

@@ -15,7 +15,7 @@ import pandas as pd
 
 from pdireval._errors import SchemaError
 
-__all__ = ["ColumnMap", "ResolvedColumns", "DEFAULT_COLUMNS", "SYNONYMS", "as_column_map"]
+__all__ = ["DEFAULT_COLUMNS", "SYNONYMS", "ColumnMap", "ResolvedColumns", "as_column_map"]
 
 ROLES = ("query", "doc", "rank", "rel", "score", "run", "known")
 

@@ -6,7 +6,7 @@ working in code that does not know about pdireval.
 
 from __future__ import annotations
 
-__all__ = ["PdirevalError", "SchemaError", "MetricError", "MissingDependencyError"]
+__all__ = ["MetricError", "MissingDependencyError", "PdirevalError", "SchemaError"]
 
 
 class PdirevalError(Exception):

@@ -15,9 +15,10 @@ import numpy as np
 import pandas as pd
 
 from pdireval._columns import ResolvedColumns
+from pdireval._duplicates import repeated_rows
 from pdireval._errors import SchemaError
 
-__all__ = ["Ranked", "prepare", "labels_of", "QueryPolicy", "QUERY_POLICIES"]
+__all__ = ["QUERY_POLICIES", "QueryPolicy", "Ranked", "labels_of", "prepare"]
 
 QueryPolicy = Literal["judged", "retrieved", "all"]
 QUERY_POLICIES: tuple[str, ...] = ("judged", "retrieved", "all")
@@ -44,6 +45,8 @@ class Ranked:
     judged_group, judged_label : ndarray
         Group code and label of every judged row, retrieved or not (negative
         labels included: they mark pooled but unjudged documents, as in trec_eval).
+    group_first : ndarray of int
+        Index of the first retrieved row of each group (0 for groups without one).
     """
 
     n_groups: int
@@ -52,6 +55,7 @@ class Ranked:
     label: FloatArray
     judged_group: IntArray
     judged_label: FloatArray
+    group_first: IntArray
     _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     def cached(self, key: Any, compute: Any) -> Any:
@@ -73,8 +77,10 @@ class Ranked:
     def within_query_cumsum(self, mask: np.ndarray) -> IntArray:
         """Running count of ``mask`` inside each group, inclusive of the row itself."""
         total = np.cumsum(mask, dtype=np.int64)
-        start = np.arange(len(mask)) - (self.position - 1)
-        return total - total[start] + mask[start]
+        if not len(total):
+            return total
+        before_group = total[self.group_first] - mask[self.group_first]
+        return total - before_group[self.group]
 
     def relevant(self, rel: int) -> np.ndarray:
         """Mask of retrieved rows whose label is at least ``rel`` (never a negative label)."""
@@ -126,8 +132,7 @@ def prepare(
         )
         raise SchemaError(msg)
 
-    if validate:
-        _check_no_nulls(frame, columns)
+    _check_no_nulls(frame, columns)
     group, index = _group_codes(frame, columns)
     n_groups = len(index)
     label = labels_of(frame[columns.rel], columns.rel, validate)
@@ -165,6 +170,8 @@ def prepare(
         _check_unique_docs(frame, columns, group)
 
     judged_rows = np.flatnonzero(judged)
+    group_first = np.zeros(n_groups, dtype=np.int64)
+    group_first[ret_group[boundaries]] = np.flatnonzero(boundaries)
     ranked = Ranked(
         n_groups=n_groups,
         group=ret_group,
@@ -172,6 +179,7 @@ def prepare(
         label=label[rows],
         judged_group=group[judged_rows],
         judged_label=label[judged_rows],
+        group_first=group_first,
     )
     has_judgment = np.bincount(ranked.judged_group, minlength=n_groups) > 0
     has_retrieved = np.bincount(ranked.group, minlength=n_groups) > 0
@@ -199,13 +207,42 @@ def _check_no_nulls(frame: pd.DataFrame, columns: ResolvedColumns) -> None:
             raise SchemaError(msg)
 
 
+def _adjacent_differs(values: pd.Series) -> np.ndarray:
+    """``values[i + 1] != values[i]`` for each i, computed without hashing."""
+    chunked = getattr(values.array, "_pa_array", None)
+    if chunked is not None:
+        import pyarrow.compute as pc
+
+        n = len(chunked)
+        differs = pc.not_equal(chunked.slice(1, n - 1), chunked.slice(0, n - 1))
+        return differs.to_numpy(zero_copy_only=False).astype(bool, copy=False)
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        codes = values.cat.codes.to_numpy()
+        return codes[1:] != codes[:-1]
+    array = values.to_numpy()
+    return np.asarray(array[1:] != array[:-1], dtype=bool)
+
+
+def _factorize_sorted(values: pd.Series) -> tuple[IntArray, pd.Index]:
+    """Codes and sorted unique ids; reads only the first row of each block when ids come grouped."""
+    n = len(values)
+    if n > 1:
+        starts = np.flatnonzero(np.r_[True, _adjacent_differs(values)])
+        if len(starts) * 8 <= n:
+            block_codes, uniques = pd.factorize(values.take(starts), sort=True)
+            codes = np.repeat(block_codes, np.diff(np.r_[starts, n]))
+            return codes.astype(np.intp, copy=False), pd.Index(uniques)
+    codes, uniques = pd.factorize(values, sort=True)
+    return codes.astype(np.intp, copy=False), pd.Index(uniques)
+
+
 def _group_codes(frame: pd.DataFrame, columns: ResolvedColumns) -> tuple[IntArray, pd.Index]:
     """Factorize (run, query) into dense codes ordered like the sorted ids."""
-    query_codes, query_ids = pd.factorize(frame[columns.query], sort=True)
+    query_codes, query_ids = _factorize_sorted(frame[columns.query])
     query_index = pd.Index(query_ids, name=columns.query)
     if columns.run is None:
-        return query_codes.astype(np.intp, copy=False), query_index
-    run_codes, run_ids = pd.factorize(frame[columns.run], sort=True)
+        return query_codes, query_index
+    run_codes, run_ids = _factorize_sorted(frame[columns.run])
     combined = run_codes.astype(np.int64) * max(len(query_ids), 1) + query_codes
     codes, pairs = pd.factorize(combined, sort=True)
     n_queries = max(len(query_ids), 1)
@@ -237,8 +274,9 @@ def labels_of(values: pd.Series, name: str, validate: bool = True) -> FloatArray
         bad = finite[(finite != np.round(finite)) | ~np.isfinite(finite)]
         if len(bad):
             msg = (
-                f"column {name!r} (relevance label) must hold whole numbers, found {bad[:3].tolist()}; "
-                "labels are graded levels such as 0, 1, 2 (map fractional grades to levels first)"
+                f"column {name!r} (relevance label) must hold whole numbers, "
+                f"found {bad[:3].tolist()}; labels are graded levels such as 0, 1, 2 "
+                "(map fractional grades to levels first)"
             )
             raise SchemaError(msg)
     return label
@@ -275,7 +313,11 @@ def _rank_order(group: IntArray, key: FloatArray) -> IntArray | slice:
     in_order = n_blocks == n_distinct and bool(np.all((key[1:] >= key[:-1]) | starts[1:]))
     if in_order:
         return slice(None)
-    return np.lexsort((key, group))
+    by_key = np.argsort(key)  # equal keys are ties: ordered afterwards by doc id
+    regrouped = group[by_key]
+    if len(group) and int(group.max()) < 2**16:
+        regrouped = regrouped.astype(np.uint16)  # numpy sorts 16-bit ints by stable radix sort
+    return by_key[np.argsort(regrouped, kind="stable")]
 
 
 def positions_in_blocks(starts: np.ndarray, n: int) -> IntArray:
@@ -288,7 +330,7 @@ def positions_in_blocks(starts: np.ndarray, n: int) -> IntArray:
 def _break_score_ties(
     rows: IntArray, group: IntArray, key: FloatArray, docs: pd.Series, starts: np.ndarray
 ) -> IntArray:
-    """Inside runs of equal scores, order by doc id descending (compared as strings, like strcmp)."""
+    """Inside runs of equal scores, order by doc id descending, compared as strings (strcmp)."""
     if len(rows) < 2:
         return rows
     run_start = starts.copy()
@@ -301,9 +343,10 @@ def _break_score_ties(
     slots = np.flatnonzero(in_tie)
     tie_run = np.cumsum(run_start)[slots]
     tie_docs = docs.take(rows[slots])
-    if not (pd.api.types.is_string_dtype(tie_docs.dtype) and not isinstance(
-        tie_docs.dtype, pd.CategoricalDtype
-    )):
+    if not (
+        pd.api.types.is_string_dtype(tie_docs.dtype)
+        and not isinstance(tie_docs.dtype, pd.CategoricalDtype)
+    ):
         tie_docs = tie_docs.astype(str)
     doc_codes, _ = pd.factorize(tie_docs, sort=True)
     within = np.lexsort((-doc_codes, tie_run))
@@ -333,14 +376,14 @@ def _check_unique_ranks(
 
 
 def _check_unique_docs(frame: pd.DataFrame, columns: ResolvedColumns, group: IntArray) -> None:
-    keys = [columns.query, columns.doc] + ([columns.run] if columns.run else [])
-    duplicated = frame.duplicated(subset=keys).to_numpy()
-    if duplicated.any():
-        first = np.flatnonzero(duplicated)[0]
+    repeated = repeated_rows(group, frame[columns.doc])
+    if len(repeated):
+        keys = ([columns.run] if columns.run else []) + [columns.query, columns.doc]
+        first = repeated[0]
         where = {key: frame[key].iloc[first] for key in keys}
         scope = "run and query" if columns.run else "query"
         msg = (
-            f"{int(duplicated.sum())} duplicate ({', '.join(keys)}) row(s), e.g. {where}; "
+            f"{len(repeated)} duplicate ({', '.join(keys)}) row(s), e.g. {where}; "
             f"each document may appear once per {scope}: drop the duplicates "
             "(e.g. df.drop_duplicates(subset=[...]))"
         )

@@ -21,20 +21,20 @@ from pdireval.metrics import AP, DCG, RR, MetricLike, P, R, Rprec, Success, nDCG
 from pdireval.metrics._base import Metric
 
 __all__ = [
-    "evaluate",
-    "summary",
-    "merge_qrels",
-    "precision",
-    "recall",
     "ap",
-    "map",
+    "dcg",
+    "evaluate",
     "gmap",
-    "rr",
+    "map",
+    "merge_qrels",
     "mrr",
     "ndcg",
-    "dcg",
+    "precision",
     "r_precision",
+    "recall",
+    "rr",
     "success",
+    "summary",
 ]
 
 Columns = ColumnMap | Mapping[str, str] | None
@@ -316,8 +316,11 @@ def merge_qrels(
     run_query, run_doc = run[run_cols.query], run[run_cols.doc]
     candidates = np.flatnonzero(run_doc.isin(q_doc.unique()).to_numpy())
     left = pd.DataFrame(
-        {"q": run_query.array.take(candidates), "d": run_doc.array.take(candidates),
-         "row": candidates}
+        {
+            "q": run_query.array.take(candidates),
+            "d": run_doc.array.take(candidates),
+            "row": candidates,
+        }
     )
     right = pd.DataFrame({"q": q_query.array, "d": q_doc.array, "judgment": np.arange(len(qrels))})
     matched = left.merge(right, on=["q", "d"], how="inner")

@@ -13,8 +13,19 @@ pytrec_eval = pytest.importorskip("pytrec_eval")
 
 CUTS = ",".join(map(str, CUTOFFS))
 TREC_MEASURES = {
-    "map", "recip_rank", "ndcg", "Rprec", "bpref", "num_rel", "num_ret", "num_rel_ret",
-    f"P.{CUTS}", f"recall.{CUTS}", f"map_cut.{CUTS}", f"ndcg_cut.{CUTS}", f"success.{CUTS}",
+    "map",
+    "recip_rank",
+    "ndcg",
+    "Rprec",
+    "bpref",
+    "num_rel",
+    "num_ret",
+    "num_rel_ret",
+    f"P.{CUTS}",
+    f"recall.{CUTS}",
+    f"map_cut.{CUTS}",
+    f"ndcg_cut.{CUTS}",
+    f"success.{CUTS}",
 }
 
 
@@ -32,13 +43,15 @@ def _pairs(level: int) -> dict[str, str]:
         f"NumRelRet{rel}": "num_rel_ret",
     }
     for k in CUTOFFS:
-        pairs.update({
-            f"P{rel}@{k}": f"P_{k}",
-            f"R{rel}@{k}": f"recall_{k}",
-            f"AP{rel}@{k}": f"map_cut_{k}",
-            f"nDCG@{k}": f"ndcg_cut_{k}",
-            f"Success{rel}@{k}": f"success_{k}",
-        })
+        pairs.update(
+            {
+                f"P{rel}@{k}": f"P_{k}",
+                f"R{rel}@{k}": f"recall_{k}",
+                f"AP{rel}@{k}": f"map_cut_{k}",
+                f"nDCG@{k}": f"ndcg_cut_{k}",
+                f"Success{rel}@{k}": f"success_{k}",
+            }
+        )
     return pairs
 
 

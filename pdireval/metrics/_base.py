@@ -17,7 +17,7 @@ import numpy as np
 from pdireval._errors import MetricError
 from pdireval._ranking import Ranked
 
-__all__ = ["Param", "Family", "Metric", "REGISTRY", "register"]
+__all__ = ["REGISTRY", "Family", "Metric", "Param", "register"]
 
 Kernel = Callable[..., np.ndarray]
 Cutoff = Literal["required", "optional", "none"]

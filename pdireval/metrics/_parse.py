@@ -11,7 +11,7 @@ from typing import Any
 from pdireval._errors import MetricError
 from pdireval.metrics._base import REGISTRY, Family, Metric
 
-__all__ = ["parse_metric", "parse_metrics", "MetricLike"]
+__all__ = ["MetricLike", "parse_metric", "parse_metrics"]
 
 MetricLike = str | Metric | Family
 
@@ -98,7 +98,8 @@ def parse_metric(spec: MetricLike) -> Metric:
         raise MetricError(msg)
     match = _GRAMMAR.match(spec)
     if match is None:
-        msg = f"cannot read metric {spec!r}; write Name, Name@k or Name(param=value)@k{_did_you_mean(spec)}"
+        hint = _did_you_mean(spec)
+        msg = f"cannot read metric {spec!r}; write Name, Name@k or Name(param=value)@k{hint}"
         raise MetricError(msg)
     name, k_text = match["name"], match["k"]
     k = _parse_k(k_text, spec) if k_text is not None else None

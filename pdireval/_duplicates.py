@@ -1,0 +1,127 @@
+"""Find repeated (group, doc) pairs quickly, without building a hash table of every doc id.
+
+A plain ``DataFrame.duplicated`` on a 7M-row run hashes every doc id into a
+table of millions of entries (seconds). Here doc ids are reduced to 64-bit keys
+with vectorised numpy -- integer ids and categorical codes as they are, strings
+from their raw Arrow bytes read eight at a time -- combined with the group code,
+and sorted; only rows whose keys collide are compared exactly.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["repeated_rows"]
+
+_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
+_MIX = np.uint64(0xBF58476D1CE4E5B9)
+_ALL = ~np.uint64(0)
+
+
+def _mix(values: np.ndarray) -> np.ndarray:
+    """A cheap avalanche step (splitmix64 finaliser) on uint64 values, in place."""
+    shifted = values >> np.uint64(31)
+    values ^= shifted
+    values *= _MIX
+    np.right_shift(values, np.uint64(29), out=shifted)
+    values ^= shifted
+    return values
+
+
+def _read_word(words: np.ndarray, at: np.ndarray, remaining: np.ndarray) -> np.ndarray:
+    """The (up to) 8 bytes starting at byte offset ``at``, zero beyond ``remaining`` bytes."""
+    shift = (at & 7).view(np.uint64)
+    shift <<= np.uint64(3)
+    index = at >> 3
+    value = words[index]
+    value >>= shift
+    index += 1
+    high = words[index]
+    high <<= np.uint64(1)  # two shifts: a shift by 64 (when shift == 0) is undefined
+    np.subtract(np.uint64(63), shift, out=shift)
+    high <<= shift
+    value |= high
+    keep = np.clip(remaining, 0, 8).view(np.uint64)
+    keep <<= np.uint64(3)
+    keep -= np.uint64(1)  # wraps for empty strings; their mask is fixed below
+    mask = np.left_shift(_ALL << np.uint64(1), keep & np.uint64(63))
+    np.invert(mask, out=mask)
+    mask[remaining <= 0] = 0
+    value &= mask
+    return value
+
+
+def _arrow_string_keys(docs: pd.Series) -> np.ndarray | None:
+    """64-bit keys of Arrow-backed strings from their bytes; None when not Arrow-backed."""
+    try:
+        import pyarrow as pa  # pandas' str dtype is backed by pyarrow when it is installed
+    except ImportError:  # pragma: no cover - pyarrow ships with pandas 3 in practice
+        return None
+    chunked = getattr(docs.array, "_pa_array", None)
+    if chunked is None:
+        return None
+    array = pa.concat_arrays(chunked.chunks) if chunked.num_chunks != 1 else chunked.chunk(0)
+    if not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
+        return None
+    offset_type = np.int64 if pa.types.is_large_string(array.type) else np.int32
+    _, offset_buffer, data_buffer = array.buffers()
+    offsets = np.frombuffer(offset_buffer, dtype=offset_type)[
+        array.offset : array.offset + len(array) + 1
+    ].astype(np.int64)
+    data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0)
+    padded = np.zeros((len(data) // 8 + 3) * 8, dtype=np.uint8)
+    padded[: len(data)] = data
+    words = padded.view("<u8")
+    start, length = offsets[:-1], np.diff(offsets)
+    keys = length.astype(np.uint64) * _MULTIPLIER
+    for word in range(int((length.max() + 7) // 8) if len(length) else 0):
+        rows = slice(None) if word == 0 else np.flatnonzero(length > 8 * word)
+        word_keys = keys[rows]
+        word_keys ^= _read_word(words, start[rows] + 8 * word, length[rows] - 8 * word)
+        word_keys = _mix(word_keys)
+        word_keys *= _MULTIPLIER
+        keys[rows] = word_keys
+    return keys
+
+
+def _doc_keys(docs: pd.Series) -> np.ndarray:
+    """64-bit keys such that equal doc ids get equal keys (unequal ones rarely collide)."""
+    if isinstance(docs.dtype, pd.CategoricalDtype):
+        return docs.cat.codes.to_numpy().astype(np.uint64)
+    if pd.api.types.is_integer_dtype(docs.dtype):
+        return docs.to_numpy(dtype=np.int64).view(np.uint64)
+    keys = _arrow_string_keys(docs)
+    if keys is None:
+        keys = pd.factorize(docs)[0].astype(np.uint64)
+    return keys
+
+
+def repeated_rows(group: np.ndarray, docs: pd.Series) -> np.ndarray:
+    """Positions of rows whose (group, doc) already occurred in an earlier row.
+
+    Parameters
+    ----------
+    group : ndarray of int
+        Group code of each row.
+    docs : Series
+        Doc id of each row (same length).
+
+    Returns
+    -------
+    ndarray of int
+        Row positions (sorted) that repeat an earlier row; empty when all are unique.
+    """
+    keys = _mix(_doc_keys(docs) ^ (group.astype(np.uint64) * _MULTIPLIER))
+    sorted_keys = np.sort(keys)
+    if not np.any(sorted_keys[1:] == sorted_keys[:-1]):
+        return np.zeros(0, dtype=np.int64)
+    order = np.argsort(keys)
+    sorted_keys = keys[order]
+    same = sorted_keys[1:] == sorted_keys[:-1]
+    colliding = np.zeros(len(keys), dtype=bool)
+    colliding[order[1:][same]] = True
+    colliding[order[:-1][same]] = True
+    rows = np.flatnonzero(colliding)
+    exact = pd.DataFrame({"group": group[rows], "doc": docs.array.take(rows)})
+    return rows[exact.duplicated().to_numpy()]

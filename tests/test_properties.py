@@ -1,0 +1,316 @@
+"""Hypothesis properties over the whole metric registry, on generated long frames.
+
+Every registered family is evaluated (with cutoffs where it takes them, plus
+``rel=0``/``rel=2``, gain and discount variants) on frames drawn by
+:func:`strategies.long_frames`, and checked against the slow reference of
+``reference.py`` and against invariants that hold for any correct evaluator.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from reference import REFERENCE, reference_frame
+from strategies import long_frames, perfect_ranking
+
+import pdireval
+from pdireval._aggregate import GMEAN_FLOOR
+from pdireval.metrics import REGISTRY, Metric
+
+CUTOFFS = (1, 2, 3, 5, 10)
+GAIN_TABLE = {1: 1.5, 2: 4.0, 3: 5.0}  # every positive label of the strategy has a gain
+SETTINGS = settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+#: Families DESIGN.md §2 lists as core: they must exist and have a slow reference.
+CORE_FAMILIES = ("P", "R", "AP", "RR", "nDCG", "DCG", "Rprec", "Success", "NumRel", "NumRet",
+                 "NumRelRet", "Bpref")
+
+
+def _variants(family: Any) -> list[Metric]:
+    """The family at its defaults and with the parameter values worth varying."""
+    metrics = [family.default]
+    if "rel" in family.params:
+        metrics += [family(rel=0), family(rel=2)]
+    if "gain" in family.params:
+        metrics += [family(gain="exp"), family(gain=GAIN_TABLE), family(gain="exp", rel=2)]
+    if "discount" in family.params:
+        metrics += [family(discount="jarvelin", base=2), family(discount="jarvelin", base=3)]
+    return metrics
+
+
+def registry_metrics() -> list[Metric]:
+    """Every registered family, with each cutoff when it takes one."""
+    metrics: list[Metric] = []
+    for family in REGISTRY.values():
+        for metric in _variants(family):
+            if family.cutoff != "required":
+                metrics.append(metric)
+            if family.cutoff != "none":
+                metrics += [metric @ k for k in CUTOFFS]
+    return list(dict.fromkeys(metrics))
+
+
+METRICS = registry_metrics()
+REFERENCED = [metric for metric in METRICS if metric.family.name in REFERENCE]
+LABELS = [metric.label for metric in METRICS]
+
+
+def _columns(frame: pd.DataFrame) -> dict[str, Any]:
+    return {"run": "run" if "run" in frame.columns else None}
+
+
+def _reference_specs(metrics: list[Metric]) -> list[tuple[str, str, dict[str, Any], int | None]]:
+    return [(m.label, m.family.name, m.options, m.k) for m in metrics]
+
+
+# --------------------------------------------------------------------------- the registry
+
+
+def test_core_families_are_registered_and_referenced() -> None:
+    missing = [name for name in CORE_FAMILIES if name not in REGISTRY]
+    assert missing == []
+    assert [name for name in CORE_FAMILIES if name not in REFERENCE] == []
+    # The generated metric list really spans the registry, variants included.
+    assert {metric.family.name for metric in METRICS} == set(REGISTRY)
+    assert "nDCG(gain='exp')@10" in LABELS
+    assert "P(rel=2)@5" in LABELS
+
+
+# --------------------------------------------------------------------------- the reference
+
+
+@SETTINGS
+@given(frame=long_frames(), queries=st.sampled_from(["judged", "retrieved", "all"]))
+def test_agrees_with_the_slow_reference_on_every_query(frame: pd.DataFrame, queries: str) -> None:
+    ours = pdireval.evaluate(frame, REFERENCED, queries=queries)
+    expected = reference_frame(frame, _reference_specs(REFERENCED), queries=queries,
+                               **_columns(frame))
+    assert sorted(map(str, ours.index)) == sorted(map(str, expected))
+    mismatches = []
+    for key, values in expected.items():
+        for label, value in values.items():
+            got = float(ours.loc[key, label])
+            if math.isnan(value) and math.isnan(got):
+                continue
+            if not abs(got - value) <= 1e-9:
+                mismatches.append((key, label, got, value))
+    assert mismatches == []
+
+
+@SETTINGS
+@given(frame=long_frames())
+def test_result_shape_and_dtypes(frame: pd.DataFrame) -> None:
+    ours = pdireval.evaluate(frame, METRICS)
+    assert list(ours.columns) == LABELS
+    assert ours.columns.name == "metric"
+    assert all(dtype == np.float64 for dtype in ours.dtypes)
+    if "run" in frame.columns:
+        assert list(ours.index.names) == ["run", "query"]
+    else:
+        assert ours.index.name == "query"
+    assert ours.index.is_unique
+    assert list(ours.index) == sorted(ours.index)
+
+
+# --------------------------------------------------------------------------- invariants
+
+
+@SETTINGS
+@given(frame=long_frames())
+def test_bounded_families_stay_in_unit_interval(frame: pd.DataFrame) -> None:
+    ours = pdireval.evaluate(frame, METRICS, queries="all")
+    for metric in METRICS:
+        values = ours[metric.label].dropna().to_numpy()
+        if metric.family.bounded:
+            assert np.all((values >= 0) & (values <= 1)), metric.label
+        if metric.family.name in REFERENCE:  # counts and DCG with non-negative gains
+            assert np.all(values >= 0), metric.label
+
+
+@SETTINGS
+@given(frame=long_frames(), data=st.data())
+def test_row_order_does_not_matter(frame: pd.DataFrame, data: st.DataObject) -> None:
+    permutation = data.draw(st.permutations(range(len(frame))))
+    shuffled = frame.iloc[list(permutation)]
+    first = pdireval.evaluate(frame, METRICS)
+    second = pdireval.evaluate(shuffled, METRICS)
+    pd.testing.assert_index_equal(first.index, second.index)
+    np.testing.assert_allclose(second.to_numpy(), first.to_numpy(), rtol=0, atol=1e-12)
+
+
+@SETTINGS
+@given(frame=long_frames(), data=st.data())
+def test_relabelling_queries_relabels_the_index(frame: pd.DataFrame, data: st.DataObject) -> None:
+    old = sorted(frame["query"].unique())
+    new = data.draw(st.permutations([f"new-{i:02d}" for i in range(len(old))]))
+    mapping = dict(zip(old, new, strict=True))  # a bijection that reorders the sorted ids
+    relabelled = frame.assign(query=frame["query"].map(mapping))
+    first = pdireval.evaluate(frame, METRICS, queries="all")
+    second = pdireval.evaluate(relabelled, METRICS, queries="all")
+    assert len(first) == len(second)
+    for key in first.index:
+        new_key = (key[0], mapping[key[1]]) if isinstance(key, tuple) else mapping[key]
+        np.testing.assert_allclose(
+            second.loc[new_key].to_numpy(dtype=float), first.loc[key].to_numpy(dtype=float),
+            rtol=0, atol=1e-12,
+        )
+
+
+@SETTINGS
+@given(frame=long_frames())
+def test_the_input_frame_is_not_modified(frame: pd.DataFrame) -> None:
+    before = frame.copy(deep=True)
+    pdireval.evaluate(frame, METRICS)
+    pdireval.summary(frame, ["AP", "nDCG@5"], agg="gmean")
+    frame.ireval.evaluate(["P@3"])
+    pd.testing.assert_frame_equal(frame, before)
+    assert frame.index.equals(before.index)
+
+
+@SETTINGS
+@given(frame=long_frames(), validate=st.booleans())
+def test_accessor_and_validate_flag_give_the_same_values(
+    frame: pd.DataFrame, validate: bool
+) -> None:
+    metrics = ["AP", "nDCG@3", "P@2", "Bpref", "RR@3"]
+    expected = pdireval.evaluate(frame, metrics)
+    pd.testing.assert_frame_equal(frame.ireval.evaluate(metrics, validate=validate), expected)
+
+
+@SETTINGS
+@given(frame=long_frames(runs=True))
+def test_each_run_evaluates_as_if_alone(frame: pd.DataFrame) -> None:
+    together = pdireval.evaluate(frame, REFERENCED)
+    for run, part in frame.groupby("run", sort=True):
+        alone = pdireval.evaluate(part.drop(columns="run"), REFERENCED)
+        # Index dtypes may differ between the levels of a MultiIndex and a flat index.
+        mine = together.xs(run, level="run")
+        assert list(map(str, mine.index)) == list(map(str, alone.index))
+        np.testing.assert_allclose(mine.to_numpy(), alone.to_numpy(), rtol=0, atol=1e-12)
+
+
+@SETTINGS
+@given(frame=long_frames())
+def test_query_policies_nest(frame: pd.DataFrame) -> None:
+    metrics = ["AP", "NumRet", "NumRel", "nDCG@5"]
+    everything = pdireval.evaluate(frame, metrics, queries="all")
+    judged = pdireval.evaluate(frame, metrics, queries="judged")
+    retrieved = pdireval.evaluate(frame, metrics, queries="retrieved")
+    assert set(retrieved.index) <= set(judged.index) <= set(everything.index)
+    pd.testing.assert_frame_equal(everything.loc[judged.index], judged)
+    pd.testing.assert_frame_equal(judged.loc[retrieved.index], retrieved)
+    assert (retrieved["NumRet"] > 0).all()
+    unjudged = everything.index.difference(judged.index)
+    assert everything.loc[unjudged].isna().all().all()
+    assert not judged.isna().any().any()
+
+
+# --------------------------------------------------------------------------- cross-metric sanity
+
+
+@SETTINGS
+@given(frame=long_frames())
+def test_cutoff_monotonicity_and_counts(frame: pd.DataFrame) -> None:
+    cuts = range(1, 13)
+    metrics = (
+        ["AP", "RR", "NumRet", "NumRel", "NumRelRet", "Rprec"]
+        + [f"{name}@{k}" for name in ("P", "R", "AP", "RR", "Success") for k in cuts]
+    )
+    ours = pdireval.evaluate(frame, metrics)
+    tol = 1e-12
+    for name in ("R", "AP", "RR", "Success"):
+        at = np.column_stack([ours[f"{name}@{k}"] for k in cuts])
+        assert np.all(np.diff(at, axis=1) >= -tol), f"{name}@k decreases in k"
+    hits = np.column_stack([ours[f"P@{k}"] * k for k in cuts])
+    assert np.all(np.diff(hits, axis=1) >= -tol)
+    assert np.all(np.diff(hits, axis=1) <= 1 + tol)  # at most one more hit per rank
+    assert np.all(hits <= ours["NumRelRet"].to_numpy()[:, None] + tol)
+    assert np.all(ours["NumRelRet"] <= ours["NumRel"])
+    assert np.all(ours["NumRelRet"] <= ours["NumRet"])
+    for k in cuts:
+        assert np.all(ours[f"AP@{k}"] <= ours["AP"] + tol)
+        assert np.all(ours[f"RR@{k}"] <= ours["RR"] + tol)
+        assert np.all(ours[f"Success@{k}"] >= ours[f"RR@{k}"] - tol)
+        deep = ours["NumRet"] <= k  # the whole ranking is within k
+        assert np.allclose(hits[deep.to_numpy(), k - 1], ours.loc[deep, "NumRelRet"], atol=tol)
+        found, relevant = ours.loc[deep, "NumRelRet"], ours.loc[deep, "NumRel"]
+        recall = (found / relevant.where(relevant > 0)).fillna(0.0)
+        assert np.allclose(ours.loc[deep, f"R@{k}"], recall, rtol=0, atol=tol)
+    # Rprec <= 1 and equals R@R when R > 0 (precision and recall meet at rank R).
+    for key, row in ours.iterrows():
+        r = int(row["NumRel"])
+        if 1 <= r <= max(cuts):
+            assert abs(row["Rprec"] - row[f"R@{r}"]) <= tol
+            assert abs(row["Rprec"] - row[f"P@{r}"]) <= tol, key
+
+
+@SETTINGS
+@given(frame=long_frames())
+def test_a_perfect_ranking_scores_one(frame: pd.DataFrame) -> None:
+    perfect = perfect_ranking(frame)
+    metrics = ["NumRel", "AP", "RR", "Rprec", "Bpref", "nDCG", "nDCG(gain='exp')",
+               "nDCG(discount='jarvelin', base=3)", "nDCG(rel=2)", "NumRel(rel=2)"]
+    metrics += [f"nDCG@{k}" for k in CUTOFFS] + [f"nDCG(gain='exp')@{k}" for k in CUTOFFS]
+    ours = pdireval.evaluate(perfect, metrics)
+    has_relevant = ours["NumRel"] > 0
+    for label in ours.columns:
+        if label.startswith("NumRel"):
+            continue
+        relevant = has_relevant if "rel=2" not in label else ours["NumRel(rel=2)"] > 0
+        np.testing.assert_allclose(ours.loc[relevant, label], 1.0, rtol=0, atol=1e-12,
+                                   err_msg=label)
+        assert (ours.loc[~relevant, label] == 0).all(), label
+
+
+@SETTINGS
+@given(frame=long_frames(), agg=st.sampled_from(["mean", "gmean", "hmean", "median"]))
+def test_summary_aggregates_the_per_query_table(frame: pd.DataFrame, agg: str) -> None:
+    metrics = ["AP", "nDCG@3", "NumRet"]
+    table = pdireval.evaluate(frame, metrics)
+    result = pdireval.summary(frame, metrics, agg=agg)
+
+    def expected(values: np.ndarray) -> float:
+        if len(values) == 0:
+            return math.nan
+        if agg == "mean":
+            return float(np.mean(values))
+        if agg == "median":
+            return float(np.median(values))
+        if agg == "gmean":
+            return math.exp(sum(math.log(max(v, GMEAN_FLOOR)) for v in values) / len(values))
+        return 0.0 if min(values) == 0 else len(values) / sum(1 / v for v in values)
+
+    if "run" in frame.columns:
+        for run, part in table.groupby(level="run"):
+            for label in metrics:
+                np.testing.assert_allclose(result.loc[run, label],
+                                           expected(part[label].to_numpy()), rtol=1e-12)
+    else:
+        for label in metrics:
+            np.testing.assert_allclose(result[label], expected(table[label].to_numpy()),
+                                       rtol=1e-12)
+
+
+@pytest.mark.parametrize("family", sorted(REGISTRY))
+def test_every_family_evaluates_on_a_small_frame(family: str) -> None:
+    """Each family (every variant and cutoff) runs and gives one float per judged query."""
+    frame = pd.DataFrame({
+        "query": ["a", "a", "a", "b", "b", "c"],
+        "doc": ["x", "y", "z", "x", "w", "v"],
+        "rank": [1, 2, None, 1, 2, 1],
+        "rel": [1, None, 2, 0, -1, None],
+    })
+    metrics = [metric for metric in METRICS if metric.family.name == family]
+    ours = pdireval.evaluate(frame, metrics)
+    assert list(ours.index) == ["a", "b"]  # "c" has no judgment
+    assert ours.notna().all().all()
