@@ -105,15 +105,24 @@ class ResolvedColumns:
     run: str | None
     known: str | None
 
-    def require(self, frame: pd.DataFrame, *roles: str) -> None:
-        """Raise :class:`SchemaError` naming the first role in ``roles`` without a column."""
+    def require(self, frame: pd.DataFrame, *roles: str, fix: str | None = None) -> None:
+        """Raise :class:`SchemaError` naming the first role in ``roles`` without a column.
+
+        ``fix`` is the remedy shown, with ``%s`` standing for the role; by default the
+        accessor mapping and the ``columns=`` argument.
+        """
         for role in roles:
             if getattr(self, role) is None:
                 hint = SYNONYMS.get(role, ())
                 also = f" (or one of {list(hint)})" if hint else ""
+                remedy = (
+                    fix % role
+                    if fix
+                    else f"df.ireval({role}='<column>') or columns={{'{role}': '<column>'}}"
+                )
                 msg = (
                     f"column {role!r}{also} not found (columns: {list(frame.columns)}); "
-                    f"map it with df.ireval({role}='<column>') or columns={{'{role}': '<column>'}}"
+                    f"map it with {remedy}"
                 )
                 raise SchemaError(msg)
 

@@ -16,7 +16,7 @@ import pandas as pd
 
 from pdireval._columns import ResolvedColumns
 from pdireval._duplicates import repeated_rows
-from pdireval._errors import SchemaError
+from pdireval._errors import MetricError, SchemaError
 
 __all__ = ["QUERY_POLICIES", "QueryPolicy", "Ranked", "labels_of", "prepare"]
 
@@ -123,7 +123,7 @@ def prepare(
     """Validate ``frame`` and build the :class:`Ranked` arrays of one evaluating call."""
     if queries not in QUERY_POLICIES:
         msg = f"queries={queries!r} is not a query policy; use one of {list(QUERY_POLICIES)}"
-        raise SchemaError(msg)
+        raise MetricError(msg)
     columns.require(frame, "query", "doc", "rel")
     if columns.rank is None and columns.score is None:
         msg = (
@@ -256,7 +256,15 @@ def _group_codes(frame: pd.DataFrame, columns: ResolvedColumns) -> tuple[IntArra
 
 
 def _numeric(values: pd.Series, name: str, role: str) -> FloatArray:
-    if not (pd.api.types.is_numeric_dtype(values.dtype) and not pd.api.types.is_bool_dtype(values)):
+    if len(values) == 0:
+        return np.zeros(0, dtype=np.float64)
+    if pd.api.types.is_bool_dtype(values.dtype):
+        msg = (
+            f"column {name!r} ({role}) holds booleans; use numbers instead, "
+            f"e.g. df[{name!r}].astype(int)"
+        )
+        raise SchemaError(msg)
+    if not pd.api.types.is_numeric_dtype(values.dtype):
         sample = values.dropna().head(3).tolist()
         msg = (
             f"column {name!r} ({role}) must be numeric, found dtype {values.dtype} "
@@ -343,11 +351,8 @@ def _break_score_ties(
     slots = np.flatnonzero(in_tie)
     tie_run = np.cumsum(run_start)[slots]
     tie_docs = docs.take(rows[slots])
-    if not (
-        pd.api.types.is_string_dtype(tie_docs.dtype)
-        and not isinstance(tie_docs.dtype, pd.CategoricalDtype)
-    ):
-        tie_docs = tie_docs.astype(str)
+    if not isinstance(tie_docs.dtype, pd.StringDtype):
+        tie_docs = tie_docs.astype(str)  # trec_eval compares doc ids as strings: "9" > "10"
     doc_codes, _ = pd.factorize(tie_docs, sort=True)
     within = np.lexsort((-doc_codes, tie_run))
     rows = rows.copy()
@@ -366,10 +371,12 @@ def _check_unique_ranks(
     repeated = ~starts[1:] & (rank[1:] == rank[:-1])
     if repeated.any():
         at = rows[np.flatnonzero(repeated)[0] + 1]
-        query = frame[columns.query].iloc[at]
+        where = f"query {frame[columns.query].iloc[at]!r}"
+        if columns.run is not None:
+            where += f" of run {frame[columns.run].iloc[at]!r}"
         msg = (
             f"rank {int(rank[np.flatnonzero(repeated)[0] + 1])} appears more than once for "
-            f"query {query!r} ({int(repeated.sum())} repeated rank(s) in all); each document "
+            f"{where} ({int(repeated.sum())} repeated rank(s) in all); each document "
             "of a ranking needs its own rank: re-rank, or drop the rank column to rank by score"
         )
         raise SchemaError(msg)

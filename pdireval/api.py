@@ -289,8 +289,8 @@ def merge_qrels(
     """
     run_cols = as_column_map(columns).resolve(run)
     qrels_cols = as_column_map(qrels_columns).resolve(qrels)
-    run_cols.require(run, "query", "doc")
-    qrels_cols.require(qrels, "query", "doc", "rel")
+    run_cols.require(run, "query", "doc", fix="columns={'%s': '<column>'}")
+    qrels_cols.require(qrels, "query", "doc", "rel", fix="qrels_columns={'%s': '<column>'}")
     rel_name = qrels_cols.rel
     if run_cols.rel is not None or rel_name in run.columns:
         clash = run_cols.rel or rel_name
@@ -299,8 +299,10 @@ def merge_qrels(
             "drop or rename it before merge_qrels (or evaluate the run directly)"
         )
         raise SchemaError(msg)
-    for role in ("query", "doc"):
-        _check_same_kind(run[getattr(run_cols, role)], qrels[getattr(qrels_cols, role)], role)
+    convert = [
+        _matchable(run[getattr(run_cols, role)], qrels[getattr(qrels_cols, role)], role)
+        for role in ("query", "doc")
+    ]
 
     q_query, q_doc = qrels[qrels_cols.query], qrels[qrels_cols.doc]
     labels = labels_of(qrels[rel_name], rel_name)
@@ -314,15 +316,20 @@ def merge_qrels(
         raise SchemaError(msg)
 
     run_query, run_doc = run[run_cols.query], run[run_cols.doc]
-    candidates = np.flatnonzero(run_doc.isin(q_doc.unique()).to_numpy())
-    left = pd.DataFrame(
-        {
-            "q": run_query.array.take(candidates),
-            "d": run_doc.array.take(candidates),
-            "row": candidates,
-        }
-    )
-    right = pd.DataFrame({"q": q_query.array, "d": q_doc.array, "judgment": np.arange(len(qrels))})
+    if convert[1]:
+        run_docs = pd.Series(_as_python_objects(run_doc))
+        candidates = np.flatnonzero(run_docs.isin(set(_as_python_objects(q_doc))).to_numpy())
+    else:
+        candidates = np.flatnonzero(run_doc.isin(q_doc.unique()).to_numpy())
+    keys = {
+        "q": (run_query.array.take(candidates), q_query.array),
+        "d": (run_doc.array.take(candidates), q_doc.array),
+    }
+    for (name, (left_ids, right_ids)), differ in zip(list(keys.items()), convert, strict=True):
+        if differ:
+            keys[name] = (_as_python_objects(left_ids), _as_python_objects(right_ids))
+    left = pd.DataFrame({"q": keys["q"][0], "d": keys["d"][0], "row": candidates})
+    right = pd.DataFrame({"q": keys["q"][1], "d": keys["d"][1], "judgment": np.arange(len(qrels))})
     matched = left.merge(right, on=["q", "d"], how="inner")
     row, judgment = matched["row"].to_numpy(), matched["judgment"].to_numpy()
 
@@ -349,14 +356,52 @@ def merge_qrels(
     if run_cols.run is not None:
         added[run_cols.run] = pd.Index(run_ids).take(missing_run).array
     unretrieved = pd.DataFrame(added)
-    return pd.concat([merged, unretrieved], ignore_index=True)[list(merged.columns)]
+    result = pd.concat([merged, unretrieved], ignore_index=True)[list(merged.columns)]
+    for role in ("query", "doc", "run"):
+        name = getattr(run_cols, role)
+        if name is not None:
+            result[name] = _keep_categorical(result[name], run[name])
+    return result
 
 
-def _check_same_kind(run_ids: pd.Series, qrels_ids: pd.Series, role: str) -> None:
-    numeric = pd.api.types.is_numeric_dtype
-    if numeric(run_ids.dtype) != numeric(qrels_ids.dtype):
+def _id_kind(ids: pd.Series) -> str:
+    """'number', 'string' or 'other': what matching ids by value needs to agree on."""
+    dtype = ids.dtype.categories.dtype if isinstance(ids.dtype, pd.CategoricalDtype) else ids.dtype
+    if pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype):
+        return "number"
+    if isinstance(dtype, pd.StringDtype):
+        return "string"
+    values = ids.dtype.categories if isinstance(ids.dtype, pd.CategoricalDtype) else ids
+    inferred = pd.api.types.infer_dtype(values, skipna=True)
+    if inferred == "string":
+        return "string"
+    if inferred in ("integer", "floating", "mixed-integer-float", "decimal"):
+        return "number"
+    return "other"
+
+
+def _matchable(run_ids: pd.Series, qrels_ids: pd.Series, role: str) -> bool:
+    """Refuse ids that could never match; True when the dtypes differ but the values can."""
+    run_kind, qrels_kind = _id_kind(run_ids), _id_kind(qrels_ids)
+    if "other" not in (run_kind, qrels_kind) and run_kind != qrels_kind:
         msg = (
-            f"{role} ids are {run_ids.dtype} in the run but {qrels_ids.dtype} in the qrels, so "
-            f"none would match; convert one side, e.g. qrels[{qrels_ids.name!r}].astype(str)"
+            f"{role} ids are {run_kind}s ({run_ids.dtype}) in the run but {qrels_kind}s "
+            f"({qrels_ids.dtype}) in the qrels, so none would match; convert one side, "
+            f"e.g. qrels[{qrels_ids.name!r}].astype(str)"
         )
         raise SchemaError(msg)
+    return run_ids.dtype != qrels_ids.dtype
+
+
+def _as_python_objects(values: pd.Series | pd.api.extensions.ExtensionArray) -> np.ndarray:
+    """Ids as Python objects (ints, strs), so values of different dtypes compare by value."""
+    return np.asarray(pd.Series(values).astype(object).to_numpy(), dtype=object)
+
+
+def _keep_categorical(column: pd.Series, original: pd.Series) -> pd.Series:
+    """Give a concatenated column back the categorical dtype of the run's column."""
+    if not isinstance(original.dtype, pd.CategoricalDtype):
+        return column
+    added = pd.Index(column.dropna().unique()).difference(original.cat.categories)
+    categories = original.cat.categories.append(added)
+    return column.astype(pd.CategoricalDtype(categories, ordered=original.cat.ordered))

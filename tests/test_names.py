@@ -175,11 +175,6 @@ def test_evaluate_keeps_first_seen_order() -> None:
     assert result.columns.tolist() == ["RR", "P@1", "AP"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: equal metrics get different labels: base=10 vs base=10.0 (and gain "
-    "{1: 1} vs {1: 1.0}) compare equal and collapse, yet their labels differ",
-)
 @pytest.mark.parametrize(
     ("first", "second"),
     [
@@ -319,31 +314,16 @@ def test_unparsable(spec: str) -> None:
     _metric_error(spec, r"cannot read")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a parameter given twice is accepted and the last value silently wins "
-    "('P(rel=2, rel=3)@5' -> P(rel=3)@5)",
-)
 def test_parameter_given_twice() -> None:
     """A repeated parameter is an error, as it is in Python calls."""
     _metric_error("P(rel=2, rel=3)@5", r"rel")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: the params regex is greedy, so 'P(rel=1)(rel=2)@5' parses as P(rel=2)@5 "
-    "(the first group is silently dropped)",
-)
 def test_two_parameter_groups() -> None:
     """Two parameter groups are not the grammar."""
     _metric_error("P(rel=1)(rel=2)@5", r"cannot read")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: '**' in the parameters is silently dropped: 'AP(**{\"rel\": 2})' parses "
-    "as AP (rel=1)",
-)
 def test_double_star_parameters() -> None:
     """`**mapping` is not the grammar, rather than silently ignored."""
     _metric_error("AP(**{'rel': 2})", r"cannot read")

@@ -56,9 +56,15 @@ def number_above(minimum: float) -> Callable[[str, Any], float]:
         if not value > minimum:
             msg = f"parameter {name}= must be > {minimum}, got {value!r}"
             raise MetricError(msg)
-        return value
+        return plain_number(value)
 
     return check
+
+
+def plain_number(value: float) -> int | float:
+    """``10.0`` -> ``10`` and ``np.float64(0.5)`` -> ``0.5``: equal values get equal labels."""
+    value = float(value)
+    return int(value) if value.is_integer() else value
 
 
 def one_of(*choices: str) -> Callable[[str, Any], str]:

@@ -48,12 +48,15 @@ def _did_you_mean(name: str) -> str:
 def _parse_params(text: str, original: str) -> dict[str, Any]:
     try:
         call = ast.parse(f"f({text})", mode="eval").body
-        if not isinstance(call, ast.Call) or call.args:
+        if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name) or call.args:
             raise ValueError
-        return {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords if kw.arg}
+        names = [keyword.arg for keyword in call.keywords]
+        if None in names or len(set(names)) != len(names):
+            raise ValueError
+        return {keyword.arg: ast.literal_eval(keyword.value) for keyword in call.keywords}
     except (SyntaxError, ValueError) as error:
         msg = (
-            f"cannot read the parameters of {original!r}; write them as "
+            f"cannot read the parameters of {original!r}; write them once each as "
             "Name(param=value, ...), e.g. nDCG(gain='exp')@10"
         )
         raise MetricError(msg) from error

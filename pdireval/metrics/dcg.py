@@ -9,7 +9,15 @@ import numpy as np
 
 from pdireval._errors import MetricError
 from pdireval._ranking import Ranked, block_starts, positions_in_blocks, safe_divide
-from pdireval.metrics._base import Family, Param, number_above, one_of, register, rel_param
+from pdireval.metrics._base import (
+    Family,
+    Param,
+    number_above,
+    one_of,
+    plain_number,
+    register,
+    rel_param,
+)
 
 GainSpec = str | tuple[tuple[int, float], ...]
 
@@ -26,7 +34,7 @@ def _check_gain(name: str, value: Any) -> GainSpec:
             if isinstance(gain, bool) or not isinstance(gain, int | float | np.number):
                 msg = f"gain= mapping values must be numbers, got {gain!r} for label {label}"
                 raise MetricError(msg)
-        return tuple(sorted((int(label), gain) for label, gain in pairs.items()))
+        return tuple(sorted((int(label), plain_number(gain)) for label, gain in pairs.items()))
     msg = f"gain= must be 'linear', 'exp' or a mapping {{label: gain}}, got {value!r}"
     raise MetricError(msg)
 
