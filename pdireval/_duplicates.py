@@ -16,7 +16,6 @@ __all__ = ["repeated_rows"]
 
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 _MIX = np.uint64(0xBF58476D1CE4E5B9)
-_ALL = ~np.uint64(0)
 
 
 def _mix(values: np.ndarray) -> np.ndarray:
@@ -30,7 +29,11 @@ def _mix(values: np.ndarray) -> np.ndarray:
 
 
 def _read_word(words: np.ndarray, at: np.ndarray, remaining: np.ndarray) -> np.ndarray:
-    """The (up to) 8 bytes starting at byte offset ``at``, zero beyond ``remaining`` bytes."""
+    """The (up to) 8 bytes starting at byte offset ``at``, zero beyond ``remaining`` bytes.
+
+    ``words`` is the zero-padded byte buffer viewed as aligned little-endian uint64; an
+    unaligned word is assembled from the two aligned words around it.
+    """
     shift = (at & 7).view(np.uint64)
     shift <<= np.uint64(3)
     index = at >> 3
@@ -38,17 +41,16 @@ def _read_word(words: np.ndarray, at: np.ndarray, remaining: np.ndarray) -> np.n
     value >>= shift
     index += 1
     high = words[index]
-    high <<= np.uint64(1)  # two shifts: a shift by 64 (when shift == 0) is undefined
+    high <<= np.uint64(1)  # shift by 64 - shift in two steps: a shift by 64 is undefined
     np.subtract(np.uint64(63), shift, out=shift)
     high <<= shift
     value |= high
-    keep = np.clip(remaining, 0, 8).view(np.uint64)
-    keep <<= np.uint64(3)
-    keep -= np.uint64(1)  # wraps for empty strings; their mask is fixed below
-    mask = np.left_shift(_ALL << np.uint64(1), keep & np.uint64(63))
-    np.invert(mask, out=mask)
-    mask[remaining <= 0] = 0
-    value &= mask
+    drop = np.clip(remaining, 0, 8).view(np.uint64)  # bytes to keep ...
+    np.subtract(np.uint64(8), drop, out=drop)
+    drop <<= np.uint64(3)  # ... as bits to drop from the top, at most 64
+    value <<= drop & np.uint64(63)
+    value >>= drop & np.uint64(63)
+    value[remaining <= 0] = 0  # nothing kept: a shift by 64 would keep everything
     return value
 
 
@@ -74,13 +76,12 @@ def _arrow_string_keys(docs: pd.Series) -> np.ndarray | None:
     padded[: len(data)] = data
     words = padded.view("<u8")
     start, length = offsets[:-1], np.diff(offsets)
-    keys = length.astype(np.uint64) * _MULTIPLIER
+    keys = length.astype(np.uint64)
     for word in range(int((length.max() + 7) // 8) if len(length) else 0):
         rows = slice(None) if word == 0 else np.flatnonzero(length > 8 * word)
         word_keys = keys[rows]
-        word_keys ^= _read_word(words, start[rows] + 8 * word, length[rows] - 8 * word)
-        word_keys = _mix(word_keys)
-        word_keys *= _MULTIPLIER
+        word_keys *= _MULTIPLIER  # a polynomial hash over the 8-byte words
+        word_keys += _read_word(words, start[rows] + 8 * word, length[rows] - 8 * word)
         keys[rows] = word_keys
     return keys
 

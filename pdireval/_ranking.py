@@ -17,6 +17,7 @@ import pandas as pd
 from pdireval._columns import ResolvedColumns
 from pdireval._duplicates import repeated_rows
 from pdireval._errors import MetricError, SchemaError
+from pdireval._positions import judged_positions
 
 __all__ = ["QUERY_POLICIES", "QueryPolicy", "Ranked", "labels_of", "prepare"]
 
@@ -29,33 +30,37 @@ IntArray = np.ndarray
 
 @dataclass(eq=False)
 class Ranked:
-    """Per-call prepared arrays: the retrieved rows in rank order, and the judged rows.
+    """Per-call prepared arrays: the judged retrieved rows in rank order, and all judgments.
+
+    Unjudged retrieved documents never add to a metric; they only take up positions.
+    So the arrays hold just the *judged* retrieved rows, each with its position in the
+    full ranking, and the number of retrieved documents per group.
 
     Attributes
     ----------
     n_groups : int
         Number of (run, query) groups; every kernel returns one value per group.
+    num_ret : ndarray of float
+        Number of retrieved documents of each group.
     group : ndarray of int
-        Group code of each retrieved row. Rows of one group are contiguous and in
-        rank order.
+        Group code of each judged retrieved row; a group's rows are contiguous and
+        in rank order.
     position : ndarray of int
-        1-based position of each retrieved row inside its group.
+        1-based position of each of these rows in its group's full ranking.
     label : ndarray of float
-        Relevance label of each retrieved row; NaN when the document is not judged.
+        Relevance label of each of these rows (negative labels included: they mark
+        pooled but unjudged documents, as in trec_eval).
     judged_group, judged_label : ndarray
-        Group code and label of every judged row, retrieved or not (negative
-        labels included: they mark pooled but unjudged documents, as in trec_eval).
-    group_first : ndarray of int
-        Index of the first retrieved row of each group (0 for groups without one).
+        Group code and label of every judged row, retrieved or not.
     """
 
     n_groups: int
+    num_ret: FloatArray
     group: IntArray
     position: IntArray
     label: FloatArray
     judged_group: IntArray
     judged_label: FloatArray
-    group_first: IntArray
     _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     def cached(self, key: Any, compute: Any) -> Any:
@@ -65,13 +70,13 @@ class Ranked:
         return self._cache[key]
 
     def per_query_sum(self, weights: FloatArray, mask: np.ndarray | None = None) -> FloatArray:
-        """Sum ``weights`` of retrieved rows per group (optionally only where ``mask``)."""
+        """Sum ``weights`` of the rows per group (optionally only where ``mask``)."""
         group = self.group if mask is None else self.group[mask]
         weights = weights if mask is None else weights[mask]
         return np.bincount(group, weights=weights, minlength=self.n_groups)
 
     def per_query_count(self, mask: np.ndarray) -> FloatArray:
-        """Count retrieved rows per group where ``mask`` holds."""
+        """Count the rows per group where ``mask`` holds."""
         return np.bincount(self.group[mask], minlength=self.n_groups).astype(np.float64)
 
     def within_query_cumsum(self, mask: np.ndarray) -> IntArray:
@@ -79,12 +84,19 @@ class Ranked:
         total = np.cumsum(mask, dtype=np.int64)
         if not len(total):
             return total
-        before_group = total[self.group_first] - mask[self.group_first]
-        return total - before_group[self.group]
+        starts = self.cached("starts", lambda: np.flatnonzero(block_starts(self.group)))
+        before = total[starts] - mask[starts]
+        return total - np.repeat(before, np.diff(np.r_[starts, len(total)]))
 
     def relevant(self, rel: int) -> np.ndarray:
-        """Mask of retrieved rows whose label is at least ``rel`` (never a negative label)."""
+        """Mask of the rows whose label is at least ``rel`` (never a negative label)."""
         return self.cached(("relevant", rel), lambda: self.label >= max(rel, 0))
+
+    def relevant_so_far(self, rel: int) -> IntArray:
+        """Number of relevant rows at or above each row, inside its group."""
+        return self.cached(
+            ("relevant_so_far", rel), lambda: self.within_query_cumsum(self.relevant(rel))
+        )
 
     def num_relevant(self, rel: int) -> FloatArray:
         """Number of judged documents per group with label at least ``rel`` (retrieved or not)."""
@@ -155,34 +167,41 @@ def prepare(
         )
         raise SchemaError(msg)
 
-    rows = np.flatnonzero(retrieved) if not retrieved.all() else np.arange(len(frame))
-    order = _rank_order(group[rows], order_key[rows])
-    rows = rows[order]
-    ret_group = group[rows]
-    boundaries = block_starts(ret_group)
-    if columns.rank is None:
-        rows = _break_score_ties(rows, ret_group, order_key[rows], frame[columns.doc], boundaries)
-    elif validate:
-        _check_unique_ranks(ret_group, order_key[rows], boundaries, frame, rows, columns)
-    position = positions_in_blocks(boundaries, len(rows))
-
+    retrieved_rows = np.arange(len(frame)) if retrieved.all() else np.flatnonzero(retrieved)
+    ret_group, ret_key, ret_label = (
+        group[retrieved_rows],
+        order_key[retrieved_rows],
+        label[retrieved_rows],
+    )
+    judged_ret = np.flatnonzero(~np.isnan(ret_label))
+    doc_column = frame[columns.doc]
+    num_ret, position, repeated = judged_positions(
+        ret_group,
+        ret_key,
+        judged_ret,
+        n_groups,
+        by_rank=columns.rank is not None,
+        doc_ids=lambda rows: doc_column.take(retrieved_rows[rows]),
+    )
+    if validate and len(repeated):
+        _refuse_repeated_ranks(frame, columns, retrieved_rows[repeated])
     if validate:
         _check_unique_docs(frame, columns, group)
 
+    judged_ret_group = ret_group[judged_ret]
+    in_rank_order = np.lexsort((position, judged_ret_group))
     judged_rows = np.flatnonzero(judged)
-    group_first = np.zeros(n_groups, dtype=np.int64)
-    group_first[ret_group[boundaries]] = np.flatnonzero(boundaries)
     ranked = Ranked(
         n_groups=n_groups,
-        group=ret_group,
-        position=position,
-        label=label[rows],
+        num_ret=num_ret,
+        group=judged_ret_group[in_rank_order],
+        position=position[in_rank_order],
+        label=ret_label[judged_ret][in_rank_order],
         judged_group=group[judged_rows],
         judged_label=label[judged_rows],
-        group_first=group_first,
     )
     has_judgment = np.bincount(ranked.judged_group, minlength=n_groups) > 0
-    has_retrieved = np.bincount(ranked.group, minlength=n_groups) > 0
+    has_retrieved = ranked.num_ret > 0
     if queries == "judged":
         keep, blank = has_judgment, np.zeros(n_groups, dtype=bool)
     elif queries == "retrieved":
@@ -313,21 +332,6 @@ def block_starts(group: IntArray) -> np.ndarray:
     return starts
 
 
-def _rank_order(group: IntArray, key: FloatArray) -> IntArray | slice:
-    """Order rows by (group, key); skip the sort when the rows already come in such blocks."""
-    starts = block_starts(group)
-    n_blocks = int(starts.sum())
-    n_distinct = int(np.count_nonzero(np.bincount(group))) if len(group) else 0
-    in_order = n_blocks == n_distinct and bool(np.all((key[1:] >= key[:-1]) | starts[1:]))
-    if in_order:
-        return slice(None)
-    by_key = np.argsort(key)  # equal keys are ties: ordered afterwards by doc id
-    regrouped = group[by_key]
-    if len(group) and int(group.max()) < 2**16:
-        regrouped = regrouped.astype(np.uint16)  # numpy sorts 16-bit ints by stable radix sort
-    return by_key[np.argsort(regrouped, kind="stable")]
-
-
 def positions_in_blocks(starts: np.ndarray, n: int) -> IntArray:
     """1-based position of each row inside its block."""
     index = np.arange(n, dtype=np.int64)
@@ -335,51 +339,17 @@ def positions_in_blocks(starts: np.ndarray, n: int) -> IntArray:
     return (index - block_start + 1).astype(np.int64)
 
 
-def _break_score_ties(
-    rows: IntArray, group: IntArray, key: FloatArray, docs: pd.Series, starts: np.ndarray
-) -> IntArray:
-    """Inside runs of equal scores, order by doc id descending, compared as strings (strcmp)."""
-    if len(rows) < 2:
-        return rows
-    run_start = starts.copy()
-    run_start[1:] |= key[1:] != key[:-1]
-    tied = ~run_start
-    if not tied.any():
-        return rows
-    in_tie = tied.copy()
-    in_tie[:-1] |= tied[1:]  # the first row of each tie run
-    slots = np.flatnonzero(in_tie)
-    tie_run = np.cumsum(run_start)[slots]
-    tie_docs = docs.take(rows[slots])
-    if not isinstance(tie_docs.dtype, pd.StringDtype):
-        tie_docs = tie_docs.astype(str)  # trec_eval compares doc ids as strings: "9" > "10"
-    doc_codes, _ = pd.factorize(tie_docs, sort=True)
-    within = np.lexsort((-doc_codes, tie_run))
-    rows = rows.copy()
-    rows[slots] = rows[slots][within]
-    return rows
-
-
-def _check_unique_ranks(
-    group: IntArray,
-    rank: FloatArray,
-    starts: np.ndarray,
-    frame: pd.DataFrame,
-    rows: IntArray,
-    columns: ResolvedColumns,
-) -> None:
-    repeated = ~starts[1:] & (rank[1:] == rank[:-1])
-    if repeated.any():
-        at = rows[np.flatnonzero(repeated)[0] + 1]
-        where = f"query {frame[columns.query].iloc[at]!r}"
-        if columns.run is not None:
-            where += f" of run {frame[columns.run].iloc[at]!r}"
-        msg = (
-            f"rank {int(rank[np.flatnonzero(repeated)[0] + 1])} appears more than once for "
-            f"{where} ({int(repeated.sum())} repeated rank(s) in all); each document "
-            "of a ranking needs its own rank: re-rank, or drop the rank column to rank by score"
-        )
-        raise SchemaError(msg)
+def _refuse_repeated_ranks(frame: pd.DataFrame, columns: ResolvedColumns, rows: IntArray) -> None:
+    at = int(rows[0])
+    where = f"query {frame[columns.query].iloc[at]!r}"
+    if columns.run is not None:
+        where += f" of run {frame[columns.run].iloc[at]!r}"
+    msg = (
+        f"rank {int(frame[columns.rank].iloc[at])} appears more than once for {where} "
+        f"({len(rows)} row(s) with a repeated rank in all); each document of a ranking "
+        "needs its own rank: re-rank, or drop the rank column to rank by score"
+    )
+    raise SchemaError(msg)
 
 
 def _check_unique_docs(frame: pd.DataFrame, columns: ResolvedColumns, group: IntArray) -> None:

@@ -30,6 +30,7 @@ import pandas as pd
 Label = float | int | None
 
 __all__ = [
+    "REFERENCE",
     "average_precision",
     "bpref",
     "dcg",
@@ -44,7 +45,6 @@ __all__ = [
     "reference_frame",
     "reference_value",
     "success",
-    "REFERENCE",
 ]
 
 

@@ -22,7 +22,7 @@ __all__ = ["LABELS", "long_frames", "perfect_ranking"]
 #: Query ids: "10" < "9" < "q1" as strings; non-ASCII and punctuation included.
 QUERY_IDS = ("1", "9", "10", "101", "q1", "q2", "q10", "topic-7", "é3", "Q 5")
 #: Document ids: "d10" sorts before "d9" (trec_eval breaks score ties with strcmp).
-DOC_IDS = tuple(f"d{i}" for i in range(16)) + ("D1", "doc#1", "x-1", "ä")
+DOC_IDS = (*(f"d{i}" for i in range(16)), "D1", "doc#1", "x-1", "ä")
 #: Judged labels; ``None`` (drawn separately) means not judged.
 LABELS = (-1, 0, 1, 2, 3)
 RUN_IDS = ("bm25", "dense", "rm3")
@@ -88,11 +88,21 @@ def long_frames(
     columns = (["run"] if with_run else []) + ["query", "doc", ranking, "rel"]
     frame = pd.DataFrame(rows, columns=columns)
 
-    # Column dtypes users have: float with NaN or nullable Int64 for labels and ranks.
-    rel_dtype = draw(st.sampled_from(["float64", "Int64"]))
-    frame["rel"] = pd.Series(frame["rel"].tolist(), index=frame.index, dtype=rel_dtype)
-    order_dtype = draw(st.sampled_from(["float64", "Int64"])) if ranking == "rank" else "float64"
-    frame[ranking] = pd.Series(frame[ranking].tolist(), index=frame.index, dtype=order_dtype)
+    # Column dtypes users have: float with NaN or nullable Int64 for labels and ranks (plain
+    # int64 when nothing is missing); query ids as strings, integers or a categorical.
+    rel_dtypes = ["float64", "Int64"] + (["int64"] if frame["rel"].notna().all() else [])
+    frame["rel"] = pd.Series(frame["rel"].tolist(), index=frame.index,
+                             dtype=draw(st.sampled_from(rel_dtypes)))
+    order_dtypes = ["float64"]
+    if ranking == "rank":
+        order_dtypes += ["Int64"] + (["int64"] if frame["rank"].notna().all() else [])
+    frame[ranking] = pd.Series(frame[ranking].tolist(), index=frame.index,
+                               dtype=draw(st.sampled_from(order_dtypes)))
+    query_kind = draw(st.sampled_from(["str", "int", "category"]))
+    if query_kind == "int":
+        frame["query"] = frame["query"].map(QUERY_IDS.index).astype("int64") * 7 + 3
+    elif query_kind == "category":
+        frame["query"] = frame["query"].astype(pd.CategoricalDtype(sorted(QUERY_IDS)))
     if draw(st.booleans()):
         known = draw(st.lists(st.booleans(), min_size=len(frame), max_size=len(frame)))
         frame["known"] = known

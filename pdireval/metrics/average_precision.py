@@ -10,7 +10,7 @@ from pdireval.metrics._base import Family, register, rel_param
 
 def _average_precision(ranked: Ranked, *, k: int | None, rel: int) -> np.ndarray:
     relevant = ranked.relevant(rel)
-    found_so_far = ranked.within_query_cumsum(relevant)
+    found_so_far = ranked.relevant_so_far(rel)
     counted = relevant if k is None else relevant & (ranked.position <= k)
     precision_at_hit = found_so_far[counted] / ranked.position[counted]
     total = np.bincount(ranked.group[counted], weights=precision_at_hit, minlength=ranked.n_groups)

@@ -13,7 +13,7 @@ def _num_rel(ranked: Ranked, *, k: None, rel: int) -> np.ndarray:
 
 
 def _num_ret(ranked: Ranked, *, k: None) -> np.ndarray:
-    return np.bincount(ranked.group, minlength=ranked.n_groups).astype(np.float64)
+    return ranked.num_ret
 
 
 def _num_rel_ret(ranked: Ranked, *, k: None, rel: int) -> np.ndarray:

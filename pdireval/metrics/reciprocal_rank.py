@@ -12,8 +12,7 @@ def _first_relevant(ranked: Ranked, rel: int) -> np.ndarray:
     """Mask of the first relevant retrieved row of each group."""
 
     def compute() -> np.ndarray:
-        relevant = ranked.relevant(rel)
-        return relevant & (ranked.within_query_cumsum(relevant) == 1)
+        return ranked.relevant(rel) & (ranked.relevant_so_far(rel) == 1)
 
     return ranked.cached(("first_relevant", rel), compute)
 
