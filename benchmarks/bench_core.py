@@ -757,17 +757,18 @@ def timing_table(records: list[dict]) -> str:
         Markdown table.
     """
     lines = [
-        "| tool | order | median s | reps | ratio to pdireval | peak extra MB |",
-        "| --- | --- | ---: | ---: | ---: | ---: |",
+        "| tool | order | median s | min s | reps | ratio to pdireval | peak extra MB |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
     ]
     for r in records:
         if r.get("status") != "ok":
             note = r.get("status", "error") + ": " + str(r.get("error", ""))[:80]
-            lines.append(f"| {r['tool']} | {r['order']} | {note} | | | |")
+            lines.append(f"| {r['tool']} | {r['order']} | {note} | | | | |")
             continue
         ratio = _fmt(r["ratio"], ".2f") + ("x" if r["ratio"] is not None else "")
         lines.append(
-            f"| {r['tool']} | {r['order']} | {r['median_seconds']:.3f} | {len(r['times'])} "
+            f"| {r['tool']} | {r['order']} | {r['median_seconds']:.3f} | {min(r['times']):.3f} "
+            f"| {len(r['times'])} "
             f"| {ratio} | {r['peak_extra_mb']:.0f} |"
         )
     return "\n".join(lines)
@@ -910,7 +911,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--slow-threshold",
         type=float,
-        default=20.0,
+        default=30.0,
         help="seconds; a first repetition slower than this switches to --repeat-slow",
     )
     parser.add_argument(

@@ -57,21 +57,27 @@ def long_frames(
         if with_run
         else [None]
     )
-    queries = draw(st.lists(st.sampled_from(QUERY_IDS), min_size=1, max_size=max_queries,
-                            unique=True))
+    queries = draw(
+        st.lists(st.sampled_from(QUERY_IDS), min_size=1, max_size=max_queries, unique=True)
+    )
     rows: list[dict[str, Any]] = []
     for query in queries:
-        docs = draw(st.lists(st.sampled_from(DOC_IDS), min_size=1, max_size=max_docs,
-                             unique=True))
+        docs = draw(st.lists(st.sampled_from(DOC_IDS), min_size=1, max_size=max_docs, unique=True))
         # One judgment per (query, doc), shared by every run; None = not judged.
-        labels = draw(st.lists(st.one_of(st.none(), st.sampled_from(LABELS)),
-                               min_size=len(docs), max_size=len(docs)))
+        labels = draw(
+            st.lists(
+                st.one_of(st.none(), st.sampled_from(LABELS)),
+                min_size=len(docs),
+                max_size=len(docs),
+            )
+        )
         for run in run_ids:
             retrieved = draw(st.lists(st.booleans(), min_size=len(docs), max_size=len(docs)))
             ranked_docs = [doc for doc, hit in zip(docs, retrieved, strict=True) if hit]
             order = draw(st.permutations(ranked_docs))
-            scores = draw(st.lists(st.sampled_from(SCORES), min_size=len(order),
-                                   max_size=len(order)))
+            scores = draw(
+                st.lists(st.sampled_from(SCORES), min_size=len(order), max_size=len(order))
+            )
             rank_of = {doc: position for position, doc in enumerate(order, start=1)}
             score_of = dict(zip(order, scores, strict=True))
             for doc, label in zip(docs, labels, strict=True):
@@ -91,13 +97,15 @@ def long_frames(
     # Column dtypes users have: float with NaN or nullable Int64 for labels and ranks (plain
     # int64 when nothing is missing); query ids as strings, integers or a categorical.
     rel_dtypes = ["float64", "Int64"] + (["int64"] if frame["rel"].notna().all() else [])
-    frame["rel"] = pd.Series(frame["rel"].tolist(), index=frame.index,
-                             dtype=draw(st.sampled_from(rel_dtypes)))
+    frame["rel"] = pd.Series(
+        frame["rel"].tolist(), index=frame.index, dtype=draw(st.sampled_from(rel_dtypes))
+    )
     order_dtypes = ["float64"]
     if ranking == "rank":
         order_dtypes += ["Int64"] + (["int64"] if frame["rank"].notna().all() else [])
-    frame[ranking] = pd.Series(frame[ranking].tolist(), index=frame.index,
-                               dtype=draw(st.sampled_from(order_dtypes)))
+    frame[ranking] = pd.Series(
+        frame[ranking].tolist(), index=frame.index, dtype=draw(st.sampled_from(order_dtypes))
+    )
     query_kind = draw(st.sampled_from(["str", "int", "category"]))
     if query_kind == "int":
         frame["query"] = frame["query"].map(QUERY_IDS.index).astype("int64") * 7 + 3

@@ -32,8 +32,20 @@ SETTINGS = settings(
 )
 
 #: Families DESIGN.md §2 lists as core: they must exist and have a slow reference.
-CORE_FAMILIES = ("P", "R", "AP", "RR", "nDCG", "DCG", "Rprec", "Success", "NumRel", "NumRet",
-                 "NumRelRet", "Bpref")
+CORE_FAMILIES = (
+    "P",
+    "R",
+    "AP",
+    "RR",
+    "nDCG",
+    "DCG",
+    "Rprec",
+    "Success",
+    "NumRel",
+    "NumRet",
+    "NumRelRet",
+    "Bpref",
+)
 
 
 def _variants(family: Any) -> list[Metric]:
@@ -93,8 +105,9 @@ def test_core_families_are_registered_and_referenced() -> None:
 @given(frame=long_frames(), queries=st.sampled_from(["judged", "retrieved", "all"]))
 def test_agrees_with_the_slow_reference_on_every_query(frame: pd.DataFrame, queries: str) -> None:
     ours = pdireval.evaluate(frame, REFERENCED, queries=queries)
-    expected = reference_frame(frame, _reference_specs(REFERENCED), queries=queries,
-                               **_columns(frame))
+    expected = reference_frame(
+        frame, _reference_specs(REFERENCED), queries=queries, **_columns(frame)
+    )
     assert sorted(map(str, ours.index)) == sorted(map(str, expected))
     mismatches = []
     for key, values in expected.items():
@@ -161,8 +174,10 @@ def test_relabelling_queries_relabels_the_index(frame: pd.DataFrame, data: st.Da
     for key in first.index:
         new_key = (key[0], mapping[key[1]]) if isinstance(key, tuple) else mapping[key]
         np.testing.assert_allclose(
-            second.loc[new_key].to_numpy(dtype=float), first.loc[key].to_numpy(dtype=float),
-            rtol=0, atol=1e-12,
+            second.loc[new_key].to_numpy(dtype=float),
+            first.loc[key].to_numpy(dtype=float),
+            rtol=0,
+            atol=1e-12,
         )
 
 
@@ -223,10 +238,9 @@ def test_query_policies_nest(frame: pd.DataFrame) -> None:
 @given(frame=long_frames())
 def test_cutoff_monotonicity_and_counts(frame: pd.DataFrame) -> None:
     cuts = range(1, 13)
-    metrics = (
-        ["AP", "RR", "NumRet", "NumRel", "NumRelRet", "Rprec"]
-        + [f"{name}@{k}" for name in ("P", "R", "AP", "RR", "Success") for k in cuts]
-    )
+    metrics = ["AP", "RR", "NumRet", "NumRel", "NumRelRet", "Rprec"] + [
+        f"{name}@{k}" for name in ("P", "R", "AP", "RR", "Success") for k in cuts
+    ]
     ours = pdireval.evaluate(frame, metrics)
     tol = 1e-12
     for name in ("R", "AP", "RR", "Success"):
@@ -259,8 +273,18 @@ def test_cutoff_monotonicity_and_counts(frame: pd.DataFrame) -> None:
 @given(frame=long_frames())
 def test_a_perfect_ranking_scores_one(frame: pd.DataFrame) -> None:
     perfect = perfect_ranking(frame)
-    metrics = ["NumRel", "AP", "RR", "Rprec", "Bpref", "nDCG", "nDCG(gain='exp')",
-               "nDCG(discount='jarvelin', base=3)", "nDCG(rel=2)", "NumRel(rel=2)"]
+    metrics = [
+        "NumRel",
+        "AP",
+        "RR",
+        "Rprec",
+        "Bpref",
+        "nDCG",
+        "nDCG(gain='exp')",
+        "nDCG(discount='jarvelin', base=3)",
+        "nDCG(rel=2)",
+        "NumRel(rel=2)",
+    ]
     metrics += [f"nDCG@{k}" for k in CUTOFFS] + [f"nDCG(gain='exp')@{k}" for k in CUTOFFS]
     ours = pdireval.evaluate(perfect, metrics)
     has_relevant = ours["NumRel"] > 0
@@ -268,14 +292,18 @@ def test_a_perfect_ranking_scores_one(frame: pd.DataFrame) -> None:
         if label.startswith("NumRel"):
             continue
         relevant = has_relevant if "rel=2" not in label else ours["NumRel(rel=2)"] > 0
-        np.testing.assert_allclose(ours.loc[relevant, label], 1.0, rtol=0, atol=1e-12,
-                                   err_msg=label)
+        np.testing.assert_allclose(
+            ours.loc[relevant, label], 1.0, rtol=0, atol=1e-12, err_msg=label
+        )
         assert (ours.loc[~relevant, label] == 0).all(), label
 
 
 @SETTINGS
-@given(frame=long_frames(), agg=st.sampled_from(["mean", "gmean", "hmean", "median"]),
-       queries=st.sampled_from(["judged", "all"]))
+@given(
+    frame=long_frames(),
+    agg=st.sampled_from(["mean", "gmean", "hmean", "median"]),
+    queries=st.sampled_from(["judged", "all"]),
+)
 def test_summary_aggregates_the_per_query_table(
     frame: pd.DataFrame, agg: str, queries: str
 ) -> None:
@@ -298,23 +326,25 @@ def test_summary_aggregates_the_per_query_table(
     if "run" in frame.columns:
         for run, part in table.groupby(level="run"):
             for label in metrics:
-                np.testing.assert_allclose(result.loc[run, label],
-                                           expected(part[label].to_numpy()), rtol=1e-12)
+                np.testing.assert_allclose(
+                    result.loc[run, label], expected(part[label].to_numpy()), rtol=1e-12
+                )
     else:
         for label in metrics:
-            np.testing.assert_allclose(result[label], expected(table[label].to_numpy()),
-                                       rtol=1e-12)
+            np.testing.assert_allclose(result[label], expected(table[label].to_numpy()), rtol=1e-12)
 
 
 @pytest.mark.parametrize("family", sorted(REGISTRY))
 def test_every_family_evaluates_on_a_small_frame(family: str) -> None:
     """Each family (every variant and cutoff) runs and gives one float per judged query."""
-    frame = pd.DataFrame({
-        "query": ["a", "a", "a", "b", "b", "c"],
-        "doc": ["x", "y", "z", "x", "w", "v"],
-        "rank": [1, 2, None, 1, 2, 1],
-        "rel": [1, None, 2, 0, -1, None],
-    })
+    frame = pd.DataFrame(
+        {
+            "query": ["a", "a", "a", "b", "b", "c"],
+            "doc": ["x", "y", "z", "x", "w", "v"],
+            "rank": [1, 2, None, 1, 2, 1],
+            "rel": [1, None, 2, 0, -1, None],
+        }
+    )
     metrics = [metric for metric in METRICS if metric.family.name == family]
     ours = pdireval.evaluate(frame, metrics)
     assert list(ours.index) == ["a", "b"]  # "c" has no judgment

@@ -141,13 +141,20 @@ def pdireval_name(measure: str, rel: int) -> str | None:
         return pdireval_name(GEOMETRIC[measure], rel)
     cutoff = re.fullmatch(r"(P|recall|map_cut|ndcg_cut|success)_(\d+)", measure)
     if cutoff:
-        family = {"P": f"P{level}", "recall": f"R{level}", "map_cut": f"AP{level}",
-                  "ndcg_cut": "nDCG", "success": f"Success{level}"}[cutoff[1]]
+        family = {
+            "P": f"P{level}",
+            "recall": f"R{level}",
+            "map_cut": f"AP{level}",
+            "ndcg_cut": "nDCG",
+            "success": f"Success{level}",
+        }[cutoff[1]]
         return f"{family}@{cutoff[2]}"
     gains = re.fullmatch(r"ndcg_((?:\d+=[\d.]+,?)+)", measure)  # -mndcg.1=3,2=9,4=4.5
     if gains:
-        table = {int(label): float(gain) for label, gain in
-                 (pair.split("=") for pair in gains[1].split(","))}
+        table = {
+            int(label): float(gain)
+            for label, gain in (pair.split("=") for pair in gains[1].split(","))
+        }
         return f"nDCG(gain={table!r})"
     return None
 
@@ -172,8 +179,11 @@ class Case:
 
     @property
     def id(self) -> str:
-        return self.expected + ("" if self.qrels in ("qrels.test", "qrels.rel_level",
-                                                     "qrels.comment.test") else f"+{self.qrels}")
+        return self.expected + (
+            ""
+            if self.qrels in ("qrels.test", "qrels.rel_level", "qrels.comment.test")
+            else f"+{self.qrels}"
+        )
 
 
 CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -186,8 +196,20 @@ ALL_TREC = OFFICIAL | frozenset(
     | {f"{name}_{k}" for name in ("recall", "ndcg_cut", "map_cut") for k in CUTS}
 )
 MEAS_PARAMS = frozenset(
-    {"P_3", "P_5", "P_7", "recall_20", "recall_2000", "ndcg_1=3,2=9,4=4.5", "ndcg_cut_10",
-     "ndcg_cut_20", "ndcg_cut_23", "success_2", "success_5", "success_20"}
+    {
+        "P_3",
+        "P_5",
+        "P_7",
+        "recall_20",
+        "recall_2000",
+        "ndcg_1=3,2=9,4=4.5",
+        "ndcg_cut_10",
+        "ndcg_cut_20",
+        "ndcg_cut_23",
+        "success_2",
+        "success_5",
+        "success_20",
+    }
 )
 
 
@@ -199,17 +221,29 @@ def _cases() -> list[Case]:
             Case(version + "out.test", covered=OFFICIAL, per_query=False, **test),
             Case(version + "out.test.a", covered=ALL_TREC, per_query=False, **test),
             Case(version + "out.test.aq", covered=ALL_TREC, **test),
-            Case(version + "out.test.aqc", "qrels.test", "results.trunc", ALL_TREC,
-                 queries="judged"),
-            Case(version + "out.test.aqcM", "qrels.test", "results.trunc", ALL_TREC,
-                 queries="judged", max_rank=100),
+            Case(
+                version + "out.test.aqc", "qrels.test", "results.trunc", ALL_TREC, queries="judged"
+            ),
+            Case(
+                version + "out.test.aqcM",
+                "qrels.test",
+                "results.trunc",
+                ALL_TREC,
+                queries="judged",
+                max_rank=100,
+            ),
             Case(version + "out.test.aql", "qrels.rel_level", "results.test", ALL_TREC, rel=2),
             Case(version + "out.test.meas_params", covered=MEAS_PARAMS, **test),
         ]
     cases += [
         Case("out.test", "qrels.test.with-comments", "results.test", OFFICIAL, per_query=False),
-        Case("out.comment.test", "qrels.comment.test", "results.comment.test", OFFICIAL,
-             per_query=False),
+        Case(
+            "out.comment.test",
+            "qrels.comment.test",
+            "results.comment.test",
+            OFFICIAL,
+            per_query=False,
+        ),
     ]
     return cases
 
@@ -276,8 +310,9 @@ def _accepts(option: str) -> bool:
 MAX_RANK_CASES = [case for case in CASES if case.max_rank is not None]
 
 
-@pytest.mark.skipif(not _accepts("max_rank"),
-                    reason="evaluate() has no max_rank= yet (DESIGN §2: trec_eval -M)")
+@pytest.mark.skipif(
+    not _accepts("max_rank"), reason="evaluate() has no max_rank= yet (DESIGN §2: trec_eval -M)"
+)
 @pytest.mark.parametrize("case", MAX_RANK_CASES, ids=[case.id for case in MAX_RANK_CASES])
 def test_max_rank_option_is_trec_eval_M(case: Case) -> None:
     covered, problems = _compare(case, _frame(case, truncate=False), max_rank=case.max_rank)
@@ -306,8 +341,10 @@ def test_judgment_groups_qrels_jg(version: str) -> None:
     names = {m: _avgjg_name(m) for m in expected}
     names = {m: name for m, name in names.items() if name is not None}
     assert set(names.values()) == {"AP", "Rprec"} | {f"P@{k}" for k in CUTS}
-    qrels = pd.DataFrame([fields[:4] for fields in _lines(DATA / "qrels.123")],
-                         columns=["query", "judge", "doc", "rel"]).astype({"rel": np.int64})
+    qrels = pd.DataFrame(
+        [fields[:4] for fields in _lines(DATA / "qrels.123")],
+        columns=["query", "judge", "doc", "rel"],
+    ).astype({"rel": np.int64})
     run = read_run("results.test", float32=version.startswith("v9"))
     metrics = sorted(set(names.values()))
     per_judge = [

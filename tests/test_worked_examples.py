@@ -27,16 +27,32 @@ N003 = "003_c82c3c208e0419ad.txt"
 N004 = "004_68a43309e60df701.txt"
 
 
-def ranking(labels: list[int | None], *, query: str = "q", judged_only: dict | None = None,
-            docs: list[str] | None = None) -> pd.DataFrame:
+def ranking(
+    labels: list[int | None],
+    *,
+    query: str = "q",
+    judged_only: dict | None = None,
+    docs: list[str] | None = None,
+) -> pd.DataFrame:
     """A long frame for one ranking: labels in rank order, plus judged unretrieved docs."""
     docs = docs or [f"{query}-d{i}" for i in range(1, len(labels) + 1)]
-    frame = pd.DataFrame({"query": query, "doc": docs, "rank": range(1, len(labels) + 1),
-                          "rel": pd.array(labels, dtype="Int64")})
+    frame = pd.DataFrame(
+        {
+            "query": query,
+            "doc": docs,
+            "rank": range(1, len(labels) + 1),
+            "rel": pd.array(labels, dtype="Int64"),
+        }
+    )
     if judged_only:
-        extra = pd.DataFrame({"query": query, "doc": list(judged_only),
-                              "rank": pd.array([None] * len(judged_only), dtype="Int64"),
-                              "rel": pd.array(list(judged_only.values()), dtype="Int64")})
+        extra = pd.DataFrame(
+            {
+                "query": query,
+                "doc": list(judged_only),
+                "rank": pd.array([None] * len(judged_only), dtype="Int64"),
+                "rel": pd.array(list(judged_only.values()), dtype="Int64"),
+            }
+        )
         frame = pd.concat([frame, extra], ignore_index=True)
     return frame
 
@@ -158,19 +174,52 @@ def test_reciprocal_rank_example_004() -> None:
 
 # 002 "Mean Reciprocal Rank (MRR) - An example": the 15 documents of each ranking, with
 # the relevant ones (marked with a bullet in the note).
-Q1 = ["d123", "d84", "d56", "d6", "d8", "d9", "d511", "d129", "d187", "d25", "d38", "d48",
-      "d250", "d113", "d3"]
+Q1 = [
+    "d123",
+    "d84",
+    "d56",
+    "d6",
+    "d8",
+    "d9",
+    "d511",
+    "d129",
+    "d187",
+    "d25",
+    "d38",
+    "d48",
+    "d250",
+    "d113",
+    "d3",
+]
 Q1_RELEVANT = {"d123", "d56", "d9", "d25", "d3"}
-Q2 = ["d425", "d87", "d56", "d32", "d124", "d615", "d512", "d129", "d4", "d130", "d193",
-      "d715", "d810", "d5", "d3"]
+Q2 = [
+    "d425",
+    "d87",
+    "d56",
+    "d32",
+    "d124",
+    "d615",
+    "d512",
+    "d129",
+    "d4",
+    "d130",
+    "d193",
+    "d715",
+    "d810",
+    "d5",
+    "d3",
+]
 Q2_RELEVANT = {"d56", "d129", "d3"}
 
 
 def _mrr_frame() -> pd.DataFrame:
-    return pd.concat([
-        ranking([int(doc in Q1_RELEVANT) for doc in Q1], query="q1", docs=Q1),
-        ranking([int(doc in Q2_RELEVANT) for doc in Q2], query="q2", docs=Q2),
-    ], ignore_index=True)
+    return pd.concat(
+        [
+            ranking([int(doc in Q1_RELEVANT) for doc in Q1], query="q1", docs=Q1),
+            ranking([int(doc in Q2_RELEVANT) for doc in Q2], query="q2", docs=Q2),
+        ],
+        ignore_index=True,
+    )
 
 
 def test_mrr_with_rank_threshold_002() -> None:
@@ -196,12 +245,10 @@ def test_average_precision_of_q1_002() -> None:
     # AP = (1 + 2/3 + 3/6 + 4/10 + 5/15) / 10 = 0.29.
     r_q1 = ["d3", "d5", "d9", "d25", "d39", "d44", "d56", "d71", "d89", "d123"]
     unretrieved = {doc: 1 for doc in r_q1 if doc not in Q1}
-    frame = ranking([int(doc in r_q1) for doc in Q1], query="q1", docs=Q1,
-                    judged_only=unretrieved)
+    frame = ranking([int(doc in r_q1) for doc in Q1], query="q1", docs=Q1, judged_only=unretrieved)
     assert one(frame, "NumRel") == 10
     table = pdireval.evaluate(frame, ["AP", "P@1", "P@3", "P@6", "P@10", "P@15"]).iloc[0]
-    for label, printed in [("P@1", 1), ("P@3", 0.66), ("P@6", 0.5), ("P@10", 0.4),
-                           ("P@15", 0.33)]:
+    for label, printed in [("P@1", 1), ("P@3", 0.66), ("P@6", 0.5), ("P@10", 0.4), ("P@15", 0.33)]:
         assert truncates_to(table[label], printed, 2), label
     assert table["AP"] == pytest.approx((1 + 2 / 3 + 3 / 6 + 4 / 10 + 5 / 15) / 10, abs=1e-12)
     assert not truncates_to(table["AP"], 0.28, 2)  # 0.29; the note's 0.28 is 0.289 cut
@@ -224,8 +271,9 @@ def test_graded_exercise_002() -> None:
     for got, printed in zip(terms, [7, 1.892, 3.5, 0, 0.386, 1.068], strict=True):
         assert truncates_to(got, printed, 3)
     ideal_terms = np.diff(pdireval.evaluate(ideal, metrics).iloc[0].to_numpy(), prepend=0.0)
-    for rank, (got, printed) in enumerate(zip(ideal_terms, [7, 4.416, 1.5, 1.292, 0.386, 0],
-                                              strict=True), start=1):
+    for rank, (got, printed) in enumerate(
+        zip(ideal_terms, [7, 4.416, 1.5, 1.292, 0.386, 0], strict=True), start=1
+    ):
         assert truncates_to(got, printed, 3), rank
     dcg = one(frame, "DCG(gain='exp')")
     idcg = one(ideal, "DCG(gain='exp')")
@@ -266,8 +314,15 @@ def test_gmap_example_002() -> None:
 # Rankings whose AP is exactly each value of the GMAP table (R relevant documents):
 # 1/20 = 0.05, 1/10 = 0.10, 1/2 = 0.50, (1/1 + 2/4)/2 = 0.75, (1/2 + 2/20)/2 = 0.30,
 # (1/2 + 2/5)/2 = 0.45, (1/1 + 2/10)/2 = 0.60.
-AP_RANKINGS = {0.05: [20], 0.10: [10], 0.50: [2], 0.75: [1, 4], 0.30: [2, 20], 0.45: [2, 5],
-               0.60: [1, 10]}
+AP_RANKINGS = {
+    0.05: [20],
+    0.10: [10],
+    0.50: [2],
+    0.75: [1, 4],
+    0.30: [2, 20],
+    0.45: [2, 5],
+    0.60: [1, 10],
+}
 
 
 def test_gmap_example_002_end_to_end() -> None:
@@ -275,8 +330,11 @@ def test_gmap_example_002_end_to_end() -> None:
     parts = []
     for run, values in GMAP_RUNS.items():
         for topic, value in enumerate(values, start=1):
-            part = ranking(hits(AP_RANKINGS[value], 20), query=f"t{topic}",
-                           docs=[f"t{topic}-{run}-{i}" for i in range(1, 21)])
+            part = ranking(
+                hits(AP_RANKINGS[value], 20),
+                query=f"t{topic}",
+                docs=[f"t{topic}-{run}-{i}" for i in range(1, 21)],
+            )
             parts.append(part.assign(run=run))
     frame = pd.concat(parts, ignore_index=True)
     per_topic = pdireval.ap(frame)
@@ -357,8 +415,9 @@ def test_average_precision_003(name: str) -> None:
 
 def test_mean_average_precision_003() -> None:
     """003 "MAP": system 1 (A, C) 0.66, system 2 (B, D) 0.48."""
-    frame = pd.concat([_frame_003(name).assign(run=NOTE_003[name][0]) for name in NOTE_003],
-                      ignore_index=True)
+    frame = pd.concat(
+        [_frame_003(name).assign(run=NOTE_003[name][0]) for name in NOTE_003], ignore_index=True
+    )
     result = pdireval.map(frame)
     assert rounds_to(result["system1"], 0.66, 2)
     assert rounds_to(result["system2"], 0.48, 2)
@@ -405,8 +464,10 @@ def test_dcg_and_ndcg_table_003() -> None:
 def test_reciprocal_rank_row_003() -> None:
     """003 "Mean Reciprocal Rank (MRR)": reciprocal rank 1, 0.50, 0.33, ..., 0.10 by rank."""
     printed = [1, 0.50, 0.33, 0.25, 0.20, 0.17, 0.14, 0.13, 0.11, 0.10]  # 1/8 shown as 0.13
-    frame = pd.concat([ranking(hits([rank], 10), query=f"r{rank:02d}") for rank in range(1, 11)],
-                      ignore_index=True)
+    frame = pd.concat(
+        [ranking(hits([rank], 10), query=f"r{rank:02d}") for rank in range(1, 11)],
+        ignore_index=True,
+    )
     rr = pdireval.rr(frame)
     for rank in range(1, 11):
         assert rr[f"r{rank:02d}"] == pytest.approx(1 / rank, abs=1e-12)
