@@ -130,11 +130,17 @@ def prepare(
     columns: ResolvedColumns,
     *,
     queries: str = "judged",
+    max_rank: int | None = None,
     validate: bool = True,
 ) -> Prepared:
     """Validate ``frame`` and build the :class:`Ranked` arrays of one evaluating call."""
     if queries not in QUERY_POLICIES:
         msg = f"queries={queries!r} is not a query policy; use one of {list(QUERY_POLICIES)}"
+        raise MetricError(msg)
+    if max_rank is not None and (
+        isinstance(max_rank, bool) or not isinstance(max_rank, int | np.integer) or max_rank < 1
+    ):
+        msg = f"max_rank={max_rank!r} must be a whole number >= 1 (or None for no limit)"
         raise MetricError(msg)
     columns.require(frame, "query", "doc", "rel")
     if columns.rank is None and columns.score is None:
@@ -188,6 +194,10 @@ def prepare(
     if validate:
         _check_unique_docs(frame, columns, group)
 
+    if max_rank is not None:  # trec_eval -M: only the top max_rank documents of each query
+        num_ret = np.minimum(num_ret, max_rank)
+        within = position <= max_rank
+        judged_ret, position = judged_ret[within], position[within]
     judged_ret_group = ret_group[judged_ret]
     in_rank_order = np.lexsort((position, judged_ret_group))
     judged_rows = np.flatnonzero(judged)

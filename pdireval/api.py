@@ -46,6 +46,7 @@ def evaluate(
     *,
     columns: Columns = None,
     queries: QueryPolicy = "judged",
+    max_rank: int | None = None,
     validate: bool = True,
 ) -> pd.DataFrame:
     """Per-query values of one or more metrics.
@@ -65,6 +66,8 @@ def evaluate(
         retrieved nothing scoring 0 (``trec_eval -c``); ``"retrieved"``: judged
         queries that retrieved something (plain ``trec_eval``); ``"all"``: also
         unjudged queries, with NaN values.
+    max_rank : int, optional
+        Evaluate only the top ``max_rank`` documents of each ranking (``trec_eval -M``).
     validate : bool
         Check the frame (null ids, duplicate documents, ranks, labels). Turn off only
         for frames already validated, e.g. in a tight loop.
@@ -83,6 +86,15 @@ def evaluate(
     MetricError
         A metric name or parameter is not understood.
 
+    Notes
+    -----
+    Ranking follows trec_eval. A rank column gives the order only: positions are
+    renumbered 1..n inside each query, so ranks 1, 5, 9 act as 1, 2, 3. Without a rank
+    column, documents are ordered by score descending, ties broken by doc id
+    descending compared as strings (``"d9"`` before ``"d10"``). Relevance labels
+    below ``rel`` -- and negative labels, which mark pooled but unjudged documents --
+    are not relevant; unjudged documents count as not relevant.
+
     Examples
     --------
     >>> import pandas as pd, pdireval
@@ -95,7 +107,7 @@ def evaluate(
     """
     parsed = parse_metrics(metrics)
     resolved = as_column_map(columns).resolve(frame)
-    prepared = prepare(frame, resolved, queries=queries, validate=validate)
+    prepared = prepare(frame, resolved, queries=queries, max_rank=max_rank, validate=validate)
     values = {metric.label: metric.compute(prepared.ranked) for metric in parsed}
     table = pd.DataFrame(values, index=prepared.index, dtype=np.float64)
     table.loc[prepared.blank] = np.nan
@@ -111,13 +123,14 @@ def summary(
     agg: Agg = "mean",
     columns: Columns = None,
     queries: QueryPolicy = "judged",
+    max_rank: int | None = None,
     validate: bool = True,
 ) -> pd.Series | pd.DataFrame:
     """Aggregate per-query values over queries: MAP, GMAP, MRR, mean nDCG@k, ...
 
     Parameters
     ----------
-    frame, metrics, columns, queries, validate
+    frame, metrics, columns, queries, max_rank, validate
         As in :func:`evaluate`.
     agg : {"mean", "gmean", "hmean", "median"}
         ``"gmean"`` floors values at 1e-5 first, like trec_eval's gm_map; ``"hmean"``
@@ -141,7 +154,9 @@ def summary(
     RR    0.75
     Name: mean, dtype: float64
     """
-    table = evaluate(frame, metrics, columns=columns, queries=queries, validate=validate)
+    table = evaluate(
+        frame, metrics, columns=columns, queries=queries, max_rank=max_rank, validate=validate
+    )
     return aggregate(table, agg, by_run=isinstance(table.index, pd.MultiIndex))
 
 

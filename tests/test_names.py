@@ -449,3 +449,8 @@ def test_family_docstring(name: str) -> None:
     doc = REGISTRY[name].__doc__
     assert isinstance(doc, str)
     assert doc.strip()
+
+
+def test_negative_gain_is_refused() -> None:
+    """A negative gain in a mapping is refused (it would take nDCG outside [0, 1])."""
+    _metric_error("nDCG(gain={0: 0, 1: -1, 2: 3})", r"gains must be >= 0")

@@ -121,3 +121,15 @@ def test_rank_column_gives_the_same_values_as_scores(seed: int) -> None:
     by_score = pdireval.evaluate(pdireval.merge_qrels(run, qrels), metrics)
     by_rank = pdireval.evaluate(pdireval.merge_qrels(ranked, qrels), metrics)
     pd.testing.assert_frame_equal(by_score, by_rank)
+
+
+@pytest.mark.parametrize("max_rank", [1, 3, 10])
+@pytest.mark.parametrize("seed", range(4))
+def test_max_rank_equals_trec_eval_on_the_truncated_run(seed: int, max_rank: int) -> None:
+    """``max_rank=n`` is trec_eval -M n: the top n of each ranking, by trec_eval's order."""
+    run, qrels = adversarial_case(seed)
+    pairs = _pairs(1)
+    expected = _trec_eval(truncate(run, max_rank), qrels, TREC_MEASURES, 1)
+    merged = pdireval.merge_qrels(run, qrels)
+    ours = pdireval.evaluate(merged, list(pairs), queries="retrieved", max_rank=max_rank)
+    assert _compare(ours, expected, pairs) == []

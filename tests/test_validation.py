@@ -549,3 +549,10 @@ def test_merge_qrels_fractional_labels() -> None:
     """Qrels labels are validated like the long frame's."""
     with pytest.raises(SchemaError, match="whole numbers"):
         pdireval.merge_qrels(_run(), _qrels().assign(rel=[0.5, 1.0]))
+
+
+@pytest.mark.parametrize("bad", [0, -3, 2.5, True, "10"])
+def test_bad_max_rank(bad: object) -> None:
+    """max_rank= must be a whole number >= 1; the message shows the value."""
+    with pytest.raises(MetricError, match=r"max_rank=.* must be a whole number >= 1"):
+        pdireval.evaluate(_frame(), "AP", max_rank=bad)

@@ -34,6 +34,12 @@ def _check_gain(name: str, value: Any) -> GainSpec:
             if isinstance(gain, bool) or not isinstance(gain, int | float | np.number):
                 msg = f"gain= mapping values must be numbers, got {gain!r} for label {label}"
                 raise MetricError(msg)
+            if not gain >= 0:
+                msg = (
+                    f"gain= mapping gives label {label} the gain {gain!r}; gains must be >= 0 "
+                    "(a negative gain would let nDCG leave [0, 1])"
+                )
+                raise MetricError(msg)
         return tuple(sorted((int(label), plain_number(gain)) for label, gain in pairs.items()))
     msg = f"gain= must be 'linear', 'exp' or a mapping {{label: gain}}, got {value!r}"
     raise MetricError(msg)
