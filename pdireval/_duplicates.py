@@ -54,35 +54,51 @@ def _read_word(words: np.ndarray, at: np.ndarray, remaining: np.ndarray) -> np.n
     return value
 
 
-def _arrow_string_keys(docs: pd.Series) -> np.ndarray | None:
-    """64-bit keys of Arrow-backed strings from their bytes; None when not Arrow-backed."""
-    try:
-        import pyarrow as pa  # pandas' str dtype is backed by pyarrow when it is installed
-    except ImportError:  # pragma: no cover - pyarrow ships with pandas 3 in practice
-        return None
-    chunked = getattr(docs.array, "_pa_array", None)
-    if chunked is None:
-        return None
-    array = pa.concat_arrays(chunked.chunks) if chunked.num_chunks != 1 else chunked.chunk(0)
-    if not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
-        return None
-    offset_type = np.int64 if pa.types.is_large_string(array.type) else np.int32
-    _, offset_buffer, data_buffer = array.buffers()
-    offsets = np.frombuffer(offset_buffer, dtype=offset_type)[
-        array.offset : array.offset + len(array) + 1
-    ].astype(np.int64)
-    data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0)
-    padded = np.zeros((len(data) // 8 + 3) * 8, dtype=np.uint8)
-    padded[: len(data)] = data
+_CHUNK = 1 << 20  # strings hashed at a time: bounds the temporaries to a few MB
+
+
+def _string_chunk_keys(offsets: np.ndarray, data: np.ndarray) -> np.ndarray:
+    """Keys of the strings ``data[offsets[i]:offsets[i + 1]]`` (polynomial hash of 8-byte words)."""
+    base = int(offsets[0])
+    size = int(offsets[-1]) - base
+    padded = np.zeros((size // 8 + 3) * 8, dtype=np.uint8)  # aligned, zero tail to read past
+    padded[:size] = data[base : base + size]
     words = padded.view("<u8")
-    start, length = offsets[:-1], np.diff(offsets)
+    start = offsets[:-1] - base
+    length = np.diff(offsets)
     keys = length.astype(np.uint64)
     for word in range(int((length.max() + 7) // 8) if len(length) else 0):
         rows = slice(None) if word == 0 else np.flatnonzero(length > 8 * word)
         word_keys = keys[rows]
-        word_keys *= _MULTIPLIER  # a polynomial hash over the 8-byte words
+        word_keys *= _MULTIPLIER
         word_keys += _read_word(words, start[rows] + 8 * word, length[rows] - 8 * word)
         keys[rows] = word_keys
+    return keys
+
+
+def _arrow_string_keys(docs: pd.Series) -> np.ndarray | None:
+    """64-bit keys of Arrow-backed strings from their bytes; None when not Arrow-backed."""
+    chunked = getattr(docs.array, "_pa_array", None)
+    if chunked is None:
+        return None
+    import pyarrow as pa  # present whenever pandas holds Arrow-backed strings
+
+    if not (pa.types.is_string(chunked.type) or pa.types.is_large_string(chunked.type)):
+        return None
+    offset_type = np.int64 if pa.types.is_large_string(chunked.type) else np.int32
+    keys = np.empty(len(docs), dtype=np.uint64)
+    done = 0
+    for array in chunked.chunks:
+        _, offset_buffer, data_buffer = array.buffers()
+        offsets = np.frombuffer(offset_buffer, dtype=offset_type)[
+            array.offset : array.offset + len(array) + 1
+        ]
+        data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer else np.zeros(0, np.uint8)
+        for begin in range(0, len(array), _CHUNK):
+            end = min(begin + _CHUNK, len(array))
+            piece = offsets[begin : end + 1].astype(np.int64)
+            keys[done + begin : done + end] = _string_chunk_keys(piece, data)
+        done += len(array)
     return keys
 
 

@@ -91,11 +91,11 @@ def judged_positions(
     repeated : ndarray of int
         Retrieved rows whose rank repeats another rank of the group (``by_rank`` only).
     """
-    packed = _packed_keys(group, key, n_groups, by_rank)
-    ordered = np.sort(packed)
+    ordered = _packed_keys(group, key, n_groups, by_rank)
+    mine = ordered[judged]
+    ordered.sort()  # in place: the packed keys of other rows are rebuilt only where needed
     num_ret = np.bincount(group, minlength=n_groups).astype(np.float64)
     group_start = np.r_[0, np.cumsum(num_ret[:-1])].astype(np.int64) if n_groups else num_ret
-    mine = packed[judged]
     first = np.searchsorted(ordered, mine, side="left")
     last = np.searchsorted(ordered, mine, side="right")
     position = first - group_start[group[judged]] + 1
@@ -104,31 +104,32 @@ def judged_positions(
     if by_rank:
         if len(ordered) > 1 and np.any(ordered[1:] == ordered[:-1]):
             twice = np.unique(ordered[1:][ordered[1:] == ordered[:-1]])
-            repeated = _rows_with(packed, group, twice, n_groups)
+            repeated = _rows_with(group, key, by_rank, twice, n_groups)
         return num_ret, position, repeated
     if shared.any():
         position = position.copy()
         position[shared] = _positions_in_runs(
-            packed, group, key, judged[shared], first[shared], group_start, n_groups, doc_ids
+            mine[shared], group, key, judged[shared], first[shared], group_start, n_groups, doc_ids
         )
     return num_ret, position, repeated
 
 
 def _rows_with(
-    packed: np.ndarray, group: np.ndarray, values: np.ndarray, n_groups: int
+    group: np.ndarray, key: np.ndarray, by_rank: bool, values: np.ndarray, n_groups: int
 ) -> np.ndarray:
     """Rows whose packed key is one of the sorted ``values``; scans only their groups."""
     shift = _group_shift(n_groups)
     in_groups = np.zeros(n_groups, dtype=bool)
     in_groups[(values >> shift).astype(np.int64)] = True
     candidates = np.flatnonzero(in_groups[group])
-    where = np.searchsorted(values, packed[candidates])
-    hit = values[np.minimum(where, len(values) - 1)] == packed[candidates]
+    packed = _packed_keys(group[candidates], key[candidates], n_groups, by_rank)
+    where = np.searchsorted(values, packed)
+    hit = values[np.minimum(where, len(values) - 1)] == packed
     return candidates[hit]
 
 
 def _positions_in_runs(
-    packed: np.ndarray,
+    judged_packed: np.ndarray,
     group: np.ndarray,
     key: np.ndarray,
     judged: np.ndarray,
@@ -138,9 +139,11 @@ def _positions_in_runs(
     doc_ids: Callable[[np.ndarray], pd.Series],
 ) -> np.ndarray:
     """Exact positions of judged rows inside runs of equal packed keys (score ties)."""
-    values = np.unique(packed[judged])
-    members = _rows_with(packed, group, values, n_groups)
-    member_run = np.searchsorted(values, packed[members])
+    values = np.unique(judged_packed)
+    members = _rows_with(group, key, False, values, n_groups)
+    member_run = np.searchsorted(
+        values, _packed_keys(group[members], key[members], n_groups, False)
+    )
     docs = doc_ids(members)
     if not isinstance(docs.dtype, pd.StringDtype):
         docs = docs.astype(str)  # trec_eval compares doc ids as strings: "9" > "10"

@@ -173,24 +173,27 @@ def prepare(
         )
         raise SchemaError(msg)
 
-    retrieved_rows = np.arange(len(frame)) if retrieved.all() else np.flatnonzero(retrieved)
+    retrieved_rows = _as_range(retrieved)
     ret_group, ret_key, ret_label = (
         group[retrieved_rows],
         order_key[retrieved_rows],
         label[retrieved_rows],
     )
+    del order_key
     judged_ret = np.flatnonzero(~np.isnan(ret_label))
     doc_column = frame[columns.doc]
+    frame_row = np.arange(len(frame))[retrieved_rows]
     num_ret, position, repeated = judged_positions(
         ret_group,
         ret_key,
         judged_ret,
         n_groups,
         by_rank=columns.rank is not None,
-        doc_ids=lambda rows: doc_column.take(retrieved_rows[rows]),
+        doc_ids=lambda rows: doc_column.take(frame_row[rows]),
     )
+    del ret_key
     if validate and len(repeated):
-        _refuse_repeated_ranks(frame, columns, retrieved_rows[repeated])
+        _refuse_repeated_ranks(frame, columns, frame_row[repeated])
     if validate:
         _check_unique_docs(frame, columns, group)
 
@@ -219,6 +222,20 @@ def prepare(
     else:
         keep, blank = np.ones(n_groups, dtype=bool), ~has_judgment
     return Prepared(ranked=ranked, index=index, keep=keep, blank=blank)
+
+
+def _as_range(mask: np.ndarray) -> slice | IntArray:
+    """Rows where ``mask`` holds, as a slice when they are contiguous (a view, no copy).
+
+    ``merge_qrels`` puts the unretrieved rows after the retrieved ones, so the
+    retrieved rows of a merged frame are a prefix.
+    """
+    rows = np.flatnonzero(mask)
+    if not len(rows):
+        return slice(0, 0)
+    if rows[-1] - rows[0] + 1 == len(rows):
+        return slice(int(rows[0]), int(rows[-1]) + 1)
+    return rows
 
 
 def _check_no_nulls(frame: pd.DataFrame, columns: ResolvedColumns) -> None:
@@ -252,6 +269,12 @@ def _adjacent_differs(values: pd.Series) -> np.ndarray:
     return np.asarray(array[1:] != array[:-1], dtype=bool)
 
 
+def _narrow(codes: np.ndarray) -> IntArray:
+    """Codes as int32 when they fit (half the memory of int64 per row)."""
+    small = len(codes) == 0 or int(codes.max()) < 2**31 - 1
+    return codes.astype(np.int32 if small else np.int64, copy=False)
+
+
 def _factorize_sorted(values: pd.Series) -> tuple[IntArray, pd.Index]:
     """Codes and sorted unique ids; reads only the first row of each block when ids come grouped."""
     n = len(values)
@@ -259,10 +282,10 @@ def _factorize_sorted(values: pd.Series) -> tuple[IntArray, pd.Index]:
         starts = np.flatnonzero(np.r_[True, _adjacent_differs(values)])
         if len(starts) * 8 <= n:
             block_codes, uniques = pd.factorize(values.take(starts), sort=True)
-            codes = np.repeat(block_codes, np.diff(np.r_[starts, n]))
-            return codes.astype(np.intp, copy=False), pd.Index(uniques)
+            codes = np.repeat(_narrow(block_codes), np.diff(np.r_[starts, n]))
+            return codes, pd.Index(uniques)
     codes, uniques = pd.factorize(values, sort=True)
-    return codes.astype(np.intp, copy=False), pd.Index(uniques)
+    return _narrow(codes), pd.Index(uniques)
 
 
 def _group_codes(frame: pd.DataFrame, columns: ResolvedColumns) -> tuple[IntArray, pd.Index]:
@@ -274,6 +297,7 @@ def _group_codes(frame: pd.DataFrame, columns: ResolvedColumns) -> tuple[IntArra
     run_codes, run_ids = _factorize_sorted(frame[columns.run])
     combined = run_codes.astype(np.int64) * max(len(query_ids), 1) + query_codes
     codes, pairs = pd.factorize(combined, sort=True)
+    codes = _narrow(codes)
     n_queries = max(len(query_ids), 1)
     index = pd.MultiIndex.from_arrays(
         [
@@ -281,7 +305,7 @@ def _group_codes(frame: pd.DataFrame, columns: ResolvedColumns) -> tuple[IntArra
             query_index.take(pairs % n_queries),
         ]
     )
-    return codes.astype(np.intp, copy=False), index
+    return codes, index
 
 
 def _numeric(values: pd.Series, name: str, role: str) -> FloatArray:

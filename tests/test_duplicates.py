@@ -1,0 +1,54 @@
+"""The fast repeated-(group, doc) finder agrees with pandas' exact ``duplicated``."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pdireval import _duplicates
+from pdireval._duplicates import repeated_rows
+
+ids = st.text(alphabet=st.sampled_from("ab\x00é0123456789xyz"), max_size=20)
+
+
+def _expected(group: np.ndarray, docs: pd.Series) -> np.ndarray:
+    frame = pd.DataFrame({"group": group, "doc": docs.astype(object).to_numpy()})
+    return np.flatnonzero(frame.duplicated().to_numpy())
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), ids), max_size=60), st.integers(1, 4))
+def test_matches_pandas_on_arrow_strings_split_into_chunks(rows, n_chunks: int) -> None:
+    """Any strings (NULs, non-ASCII, shared 8-byte prefixes), over several Arrow chunks."""
+    group = np.array([g for g, _ in rows], dtype=np.int32)
+    values = [doc for _, doc in rows]
+    cuts = np.linspace(0, len(values), n_chunks + 1).astype(int)
+    chunks = [pa.array(values[a:b], type=pa.large_string()) for a, b in itertools.pairwise(cuts)]
+    docs = pd.Series(pd.arrays.ArrowStringArray(pa.chunked_array(chunks, pa.large_string())))
+    default = _duplicates._CHUNK
+    try:
+        for size in (default, 7):  # also hash in pieces of 7 strings
+            _duplicates._CHUNK = size
+            np.testing.assert_array_equal(repeated_rows(group, docs), _expected(group, docs))
+    finally:
+        _duplicates._CHUNK = default
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), ids), min_size=1, max_size=60), st.data())
+def test_matches_pandas_on_sliced_and_other_dtypes(rows, data) -> None:
+    """Slices (offset buffers), object, categorical and integer doc ids."""
+    group = np.array([g for g, _ in rows], dtype=np.int32)
+    docs = pd.Series([doc for _, doc in rows], dtype="str")
+    start = data.draw(st.integers(0, len(rows) - 1))
+    sliced, sliced_group = docs.iloc[start:].reset_index(drop=True), group[start:]
+    for variant in (sliced, sliced.astype(object), sliced.astype("category")):
+        found = repeated_rows(sliced_group, variant)
+        np.testing.assert_array_equal(found, _expected(sliced_group, variant))
+    numbers = pd.Series([len(doc) * 7 - 3 for _, doc in rows], dtype="int64")
+    np.testing.assert_array_equal(repeated_rows(group, numbers), _expected(group, numbers))
