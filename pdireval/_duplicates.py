@@ -18,39 +18,21 @@ _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 _MIX = np.uint64(0xBF58476D1CE4E5B9)
 
 
-def _mix(values: np.ndarray) -> np.ndarray:
-    """A cheap avalanche step (splitmix64 finaliser) on uint64 values, in place."""
-    shifted = values >> np.uint64(31)
-    values ^= shifted
-    values *= _MIX
-    np.right_shift(values, np.uint64(29), out=shifted)
-    values ^= shifted
-    return values
-
-
 def _read_word(words: np.ndarray, at: np.ndarray, remaining: np.ndarray) -> np.ndarray:
     """The (up to) 8 bytes starting at byte offset ``at``, zero beyond ``remaining`` bytes.
 
-    ``words`` is the zero-padded byte buffer viewed as aligned little-endian uint64; an
-    unaligned word is assembled from the two aligned words around it.
+    ``words`` views the zero-padded bytes as little-endian uint64 at every byte offset
+    (stride 1), so one gather reads an unaligned word.
     """
-    shift = (at & 7).view(np.uint64)
-    shift <<= np.uint64(3)
-    index = at >> 3
-    value = words[index]
-    value >>= shift
-    index += 1
-    high = words[index]
-    high <<= np.uint64(1)  # shift by 64 - shift in two steps: a shift by 64 is undefined
-    np.subtract(np.uint64(63), shift, out=shift)
-    high <<= shift
-    value |= high
+    value = words[at]
     drop = np.clip(remaining, 0, 8).view(np.uint64)  # bytes to keep ...
     np.subtract(np.uint64(8), drop, out=drop)
-    drop <<= np.uint64(3)  # ... as bits to drop from the top, at most 64
-    value <<= drop & np.uint64(63)
-    value >>= drop & np.uint64(63)
-    value[remaining <= 0] = 0  # nothing kept: a shift by 64 would keep everything
+    drop <<= np.uint64(3)  # ... as bits to drop from the top (0..64)
+    drop &= np.uint64(63)  # 64 (nothing kept) is fixed below: a shift by 64 is undefined
+    value <<= drop
+    value >>= drop
+    if remaining.min() <= 0:
+        value[remaining <= 0] = 0
     return value
 
 
@@ -61,14 +43,16 @@ def _string_chunk_keys(offsets: np.ndarray, data: np.ndarray) -> np.ndarray:
     """Keys of the strings ``data[offsets[i]:offsets[i + 1]]`` (polynomial hash of 8-byte words)."""
     base = int(offsets[0])
     size = int(offsets[-1]) - base
-    padded = np.zeros((size // 8 + 3) * 8, dtype=np.uint8)  # aligned, zero tail to read past
+    padded = np.zeros(size + 8, dtype=np.uint8)  # a zero tail to read past the last string
     padded[:size] = data[base : base + size]
-    words = padded.view("<u8")
+    words = np.ndarray(shape=(size + 1,), dtype="<u8", buffer=padded, strides=(1,))
     start = offsets[:-1] - base
     length = np.diff(offsets)
     keys = length.astype(np.uint64)
-    for word in range(int((length.max() + 7) // 8) if len(length) else 0):
-        rows = slice(None) if word == 0 else np.flatnonzero(length > 8 * word)
+    keys *= _MULTIPLIER
+    keys += _read_word(words, start, length)
+    for word in range(1, int((length.max() + 7) // 8) if len(length) else 0):
+        rows = np.flatnonzero(length > 8 * word)
         word_keys = keys[rows]
         word_keys *= _MULTIPLIER
         word_keys += _read_word(words, start[rows] + 8 * word, length[rows] - 8 * word)
@@ -129,7 +113,9 @@ def repeated_rows(group: np.ndarray, docs: pd.Series) -> np.ndarray:
     ndarray of int
         Row positions (sorted) that repeat an earlier row; empty when all are unique.
     """
-    keys = _mix(_doc_keys(docs) ^ (group.astype(np.uint64) * _MULTIPLIER))
+    keys = group.astype(np.uint64)
+    keys *= _MIX
+    keys ^= _doc_keys(docs)
     sorted_keys = np.sort(keys)
     if not np.any(sorted_keys[1:] == sorted_keys[:-1]):
         return np.zeros(0, dtype=np.int64)

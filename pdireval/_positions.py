@@ -91,10 +91,13 @@ def judged_positions(
     repeated : ndarray of int
         Retrieved rows whose rank repeats another rank of the group (``by_rank`` only).
     """
+    num_ret = np.bincount(group, minlength=n_groups).astype(np.float64)
+    in_order = _positions_in_given_order(group, key, judged, num_ret, by_rank, doc_ids)
+    if in_order is not None:
+        return num_ret, *in_order
     ordered = _packed_keys(group, key, n_groups, by_rank)
     mine = ordered[judged]
     ordered.sort()  # in place: the packed keys of other rows are rebuilt only where needed
-    num_ret = np.bincount(group, minlength=n_groups).astype(np.float64)
     group_start = np.r_[0, np.cumsum(num_ret[:-1])].astype(np.int64) if n_groups else num_ret
     first = np.searchsorted(ordered, mine, side="left")
     last = np.searchsorted(ordered, mine, side="right")
@@ -144,14 +147,99 @@ def _positions_in_runs(
     member_run = np.searchsorted(
         values, _packed_keys(group[members], key[members], n_groups, False)
     )
+    within = _rank_in_runs(members, member_run, key, judged, doc_ids)
+    return run_first - group_start[group[judged]] + 1 + within
+
+
+def _rank_in_runs(
+    members: np.ndarray,
+    member_run: np.ndarray,
+    key: np.ndarray,
+    judged: np.ndarray,
+    doc_ids: Callable[[np.ndarray], pd.Series],
+) -> np.ndarray:
+    """0-based place of each ``judged`` row among the members of its run.
+
+    Members are ordered by key, then doc id descending compared as strings -- trec_eval's
+    ``strcmp`` rule ("9" > "10").
+    """
     docs = doc_ids(members)
     if not isinstance(docs.dtype, pd.StringDtype):
-        docs = docs.astype(str)  # trec_eval compares doc ids as strings: "9" > "10"
+        docs = docs.astype(str)
     doc_order, _ = pd.factorize(docs, sort=True)
     order = np.lexsort((-doc_order, key[members], member_run))
     members, member_run = members[order], member_run[order]
-    run_start = np.searchsorted(member_run, np.arange(len(values)))
+    run_start = np.searchsorted(member_run, np.arange(int(member_run.max()) + 1))
     rank_in_run = np.arange(len(members)) - run_start[member_run]
     by_row = np.argsort(members)
-    within = rank_in_run[by_row[np.searchsorted(members[by_row], judged)]]
-    return run_first - group_start[group[judged]] + 1 + within
+    return rank_in_run[by_row[np.searchsorted(members[by_row], judged)]]
+
+
+def _positions_in_given_order(
+    group: np.ndarray,
+    key: np.ndarray,
+    judged: np.ndarray,
+    num_ret: np.ndarray,
+    by_rank: bool,
+    doc_ids: Callable[[np.ndarray], pd.Series],
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Positions without sorting when each group's rows are contiguous and in rank order.
+
+    Returns ``(position, repeated)``, or None when the rows are not in that order.
+    """
+    n = len(group)
+    if n < 2:
+        return (np.ones(len(judged), dtype=np.int64), np.zeros(0, dtype=np.int64)) if n else None
+    starts = np.empty(n, dtype=bool)
+    starts[0] = True
+    np.not_equal(group[1:], group[:-1], out=starts[1:])
+    first_rows = np.flatnonzero(starts)
+    if len(first_rows) != np.count_nonzero(num_ret):
+        return None  # a group's rows are split
+    step_ok = key[1:] > key[:-1] if by_rank else key[1:] >= key[:-1]
+    step_ok |= starts[1:]
+    if not step_ok.all():
+        return None
+    block = np.searchsorted(first_rows, judged, side="right") - 1
+    position = judged - first_rows[block] + 1
+    repeated = np.zeros(0, dtype=np.int64)
+    if by_rank:
+        return position, repeated
+    # Score ties: runs of equal keys holding a judged row are put in doc id order.
+    judged_key = key[judged]
+    before = np.where(judged > 0, judged - 1, 0)
+    after = np.minimum(judged + 1, n - 1)
+    tied = (~starts[judged] & (key[before] == judged_key)) | (
+        (judged + 1 < n) & ~starts[after] & (key[after] == judged_key)
+    )
+    if tied.any():
+        block_end = np.r_[first_rows[1:], n]
+        rows, at_block = judged[tied], block[tied]
+        run_first = _search_blocks(key, first_rows[at_block], rows, key[rows], "left")
+        run_end = _search_blocks(key, rows, block_end[at_block], key[rows], "right")
+        run_first, unique = np.unique(run_first, return_index=True)
+        length = run_end[unique] - run_first
+        member_run = np.repeat(np.arange(len(run_first)), length)
+        members = np.arange(len(member_run)) - np.repeat(np.cumsum(length) - length, length)
+        members += np.repeat(run_first, length)
+        run_of_row = np.searchsorted(run_first, rows, side="right") - 1
+        within = _rank_in_runs(members, member_run, key, rows, doc_ids)
+        position = position.copy()
+        position[tied] = run_first[run_of_row] - first_rows[at_block] + 1 + within
+    return position, repeated
+
+
+def _search_blocks(
+    key: np.ndarray, lo: np.ndarray, hi: np.ndarray, target: np.ndarray, side: str
+) -> np.ndarray:
+    """Vectorised bisection of ``target`` in the sorted slices ``key[lo:hi]`` (per row)."""
+    lo, hi = lo.copy(), hi.copy()
+    while True:
+        active = lo < hi
+        if not active.any():
+            return lo
+        mid = (lo + hi) // 2
+        probe = key[np.minimum(mid, len(key) - 1)]
+        below = probe <= target if side == "right" else probe < target
+        lo = np.where(active & below, mid + 1, lo)
+        hi = np.where(active & ~below, mid, hi)

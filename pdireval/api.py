@@ -362,11 +362,11 @@ def merge_qrels(
     rank_name = run_cols.rank
     if rank_name is not None and pd.api.types.is_integer_dtype(run[rank_name].dtype):
         merged[rank_name] = run[rank_name].astype("Int64")
-    merged[rel_name] = pd.array(run_label, dtype="Int64")
+    merged[rel_name] = _nullable_ints(run_label)
     added = {
         run_cols.query: q_query.array.take(missing_judgment),
         run_cols.doc: q_doc.array.take(missing_judgment),
-        rel_name: pd.array(labels[missing_judgment], dtype="Int64"),
+        rel_name: _nullable_ints(labels[missing_judgment]),
     }
     if run_cols.run is not None:
         added[run_cols.run] = pd.Index(run_ids).take(missing_run).array
@@ -377,6 +377,12 @@ def merge_qrels(
         if name is not None:
             result[name] = _keep_categorical(result[name], run[name])
     return result
+
+
+def _nullable_ints(values: np.ndarray) -> pd.arrays.IntegerArray:
+    """Whole-number floats (NaN = missing) as a nullable ``Int64`` array, without checks."""
+    missing = np.isnan(values)
+    return pd.arrays.IntegerArray(np.where(missing, 0, values).astype(np.int64), missing)
 
 
 def _id_kind(ids: pd.Series) -> str:

@@ -133,3 +133,15 @@ def test_max_rank_equals_trec_eval_on_the_truncated_run(seed: int, max_rank: int
     merged = pdireval.merge_qrels(run, qrels)
     ours = pdireval.evaluate(merged, list(pairs), queries="retrieved", max_rank=max_rank)
     assert _compare(ours, expected, pairs) == []
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_run_ordered_input_with_ties_in_any_order(seed: int) -> None:
+    """Rows already grouped by query in score order (ties in random order): the sort-free path."""
+    run, qrels = adversarial_case(seed)
+    shuffled = run.sample(frac=1, random_state=seed)
+    ordered = shuffled.sort_values(["query", "score"], ascending=[True, False], kind="stable")
+    expected = _trec_eval(run, qrels, TREC_MEASURES, 1)
+    pairs = _pairs(1)
+    ours = pdireval.evaluate(pdireval.merge_qrels(ordered, qrels), list(pairs), queries="retrieved")
+    assert _compare(ours, expected, pairs) == []
