@@ -6,7 +6,7 @@ import itertools
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,6 +25,7 @@ def _expected(group: np.ndarray, docs: pd.Series) -> np.ndarray:
 @given(st.lists(st.tuples(st.integers(0, 3), ids), max_size=60), st.integers(1, 4))
 def test_matches_pandas_on_arrow_strings_split_into_chunks(rows, n_chunks: int) -> None:
     """Any strings (NULs, non-ASCII, shared 8-byte prefixes), over several Arrow chunks."""
+    pa = pytest.importorskip("pyarrow")
     group = np.array([g for g, _ in rows], dtype=np.int32)
     values = [doc for _, doc in rows]
     cuts = np.linspace(0, len(values), n_chunks + 1).astype(int)
@@ -47,7 +48,9 @@ def test_matches_pandas_on_sliced_and_other_dtypes(rows, data) -> None:
     docs = pd.Series([doc for _, doc in rows], dtype="str")
     start = data.draw(st.integers(0, len(rows) - 1))
     sliced, sliced_group = docs.iloc[start:].reset_index(drop=True), group[start:]
-    for variant in (sliced, sliced.astype(object), sliced.astype("category")):
+    variants = (sliced, sliced.astype(object), sliced.astype("category"))
+    variants += (sliced.astype(pd.StringDtype("python")),)  # pandas without pyarrow
+    for variant in variants:
         found = repeated_rows(sliced_group, variant)
         np.testing.assert_array_equal(found, _expected(sliced_group, variant))
     numbers = pd.Series([len(doc) * 7 - 3 for _, doc in rows], dtype="int64")

@@ -458,11 +458,12 @@ def _with_query(query: object) -> pd.DataFrame:
     "query",
     [
         pd.Series(_IDS, dtype="str"),
+        pd.Series(_IDS, dtype=pd.StringDtype("python")),
         pd.Series(_IDS, dtype=object),
         pd.Series(_IDS, dtype="category"),
         pd.Series([int(i) for i in _IDS], dtype="int64"),
     ],
-    ids=["str", "object", "category", "int"],
+    ids=["str", "python-str", "object", "category", "int"],
 )
 def test_query_id_dtypes_give_same_values(query: pd.Series) -> None:
     """Query ids of any dtype give the same per-query values; the index holds the ids themselves."""
