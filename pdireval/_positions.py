@@ -91,10 +91,10 @@ def judged_positions(
     repeated : ndarray of int
         Retrieved rows whose rank repeats another rank of the group (``by_rank`` only).
     """
-    num_ret = np.bincount(group, minlength=n_groups).astype(np.float64)
-    in_order = _positions_in_given_order(group, key, judged, num_ret, by_rank, doc_ids)
+    in_order = _positions_in_given_order(group, key, judged, n_groups, by_rank, doc_ids)
     if in_order is not None:
-        return num_ret, *in_order
+        return in_order
+    num_ret = np.bincount(group, minlength=n_groups).astype(np.float64)
     ordered = _packed_keys(group, key, n_groups, by_rank)
     mine = ordered[judged]
     ordered.sort()  # in place: the packed keys of other rows are rebuilt only where needed
@@ -179,32 +179,37 @@ def _positions_in_given_order(
     group: np.ndarray,
     key: np.ndarray,
     judged: np.ndarray,
-    num_ret: np.ndarray,
+    n_groups: int,
     by_rank: bool,
     doc_ids: Callable[[np.ndarray], pd.Series],
-) -> tuple[np.ndarray, np.ndarray] | None:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """Positions without sorting when each group's rows are contiguous and in rank order.
 
-    Returns ``(position, repeated)``, or None when the rows are not in that order.
+    Returns ``(num_ret, position, repeated)``, or None when the rows are not in that order.
     """
     n = len(group)
-    if n < 2:
-        return (np.ones(len(judged), dtype=np.int64), np.zeros(0, dtype=np.int64)) if n else None
+    if n == 0:
+        return None
     starts = np.empty(n, dtype=bool)
     starts[0] = True
     np.not_equal(group[1:], group[:-1], out=starts[1:])
     first_rows = np.flatnonzero(starts)
-    if len(first_rows) != np.count_nonzero(num_ret):
-        return None  # a group's rows are split
+    block_group = group[first_rows]
+    seen = np.zeros(n_groups, dtype=bool)
+    seen[block_group] = True
+    if np.count_nonzero(seen) != len(first_rows):
+        return None  # a group's rows are split into several blocks
     step_ok = key[1:] > key[:-1] if by_rank else key[1:] >= key[:-1]
     step_ok |= starts[1:]
     if not step_ok.all():
         return None
+    num_ret = np.zeros(n_groups, dtype=np.float64)
+    num_ret[block_group] = np.diff(np.r_[first_rows, n])
     block = np.searchsorted(first_rows, judged, side="right") - 1
     position = judged - first_rows[block] + 1
     repeated = np.zeros(0, dtype=np.int64)
     if by_rank:
-        return position, repeated
+        return num_ret, position, repeated
     # Score ties: runs of equal keys holding a judged row are put in doc id order.
     judged_key = key[judged]
     before = np.where(judged > 0, judged - 1, 0)
@@ -226,7 +231,7 @@ def _positions_in_given_order(
         within = _rank_in_runs(members, member_run, key, rows, doc_ids)
         position = position.copy()
         position[tied] = run_first[run_of_row] - first_rows[at_block] + 1 + within
-    return position, repeated
+    return num_ret, position, repeated
 
 
 def _search_blocks(

@@ -150,7 +150,7 @@ def prepare(
         )
         raise SchemaError(msg)
 
-    _check_no_nulls(frame, columns)
+    check_no_nulls(frame, columns)
     group, index = _group_codes(frame, columns)
     n_groups = len(index)
     label = labels_of(frame[columns.rel], columns.rel, validate)
@@ -230,15 +230,17 @@ def _as_range(mask: np.ndarray) -> slice | IntArray:
     ``merge_qrels`` puts the unretrieved rows after the retrieved ones, so the
     retrieved rows of a merged frame are a prefix.
     """
-    rows = np.flatnonzero(mask)
-    if not len(rows):
+    count = int(np.count_nonzero(mask))
+    if count == 0:
         return slice(0, 0)
-    if rows[-1] - rows[0] + 1 == len(rows):
-        return slice(int(rows[0]), int(rows[-1]) + 1)
-    return rows
+    first = int(np.argmax(mask))
+    if mask[first : first + count].all():
+        return slice(first, first + count)
+    return np.flatnonzero(mask)
 
 
-def _check_no_nulls(frame: pd.DataFrame, columns: ResolvedColumns) -> None:
+def check_no_nulls(frame: pd.DataFrame, columns: ResolvedColumns) -> None:
+    """Refuse missing query, doc or run ids, naming the column, the count and a row."""
     for role in ("query", "doc", "run"):
         name = getattr(columns, role)
         if name is None:

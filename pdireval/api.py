@@ -16,7 +16,7 @@ import pandas as pd
 from pdireval._aggregate import Agg, aggregate
 from pdireval._columns import ColumnMap, as_column_map
 from pdireval._errors import SchemaError
-from pdireval._ranking import QueryPolicy, labels_of, prepare
+from pdireval._ranking import QueryPolicy, check_no_nulls, labels_of, prepare
 from pdireval.metrics import AP, DCG, RR, MetricLike, P, R, Rprec, Success, nDCG, parse_metrics
 from pdireval.metrics._base import Metric
 
@@ -306,6 +306,8 @@ def merge_qrels(
     qrels_cols = as_column_map(qrels_columns).resolve(qrels)
     run_cols.require(run, "query", "doc", fix="columns={'%s': '<column>'}")
     qrels_cols.require(qrels, "query", "doc", "rel", fix="qrels_columns={'%s': '<column>'}")
+    check_no_nulls(run, run_cols)
+    check_no_nulls(qrels, qrels_cols)
     rel_name = qrels_cols.rel
     if run_cols.rel is not None or rel_name in run.columns:
         clash = run_cols.rel or rel_name
@@ -335,7 +337,7 @@ def merge_qrels(
         run_docs = pd.Series(_as_python_objects(run_doc))
         candidates = np.flatnonzero(run_docs.isin(set(_as_python_objects(q_doc))).to_numpy())
     else:
-        candidates = np.flatnonzero(run_doc.isin(q_doc.unique()).to_numpy())
+        candidates = np.flatnonzero(_is_in(run_doc, q_doc))
     keys = {
         "q": (run_query.array.take(candidates), q_query.array),
         "d": (run_doc.array.take(candidates), q_doc.array),
@@ -358,25 +360,34 @@ def merge_qrels(
     found[run_codes[row], judgment] = True
     missing_run, missing_judgment = np.nonzero(~found)
 
-    merged = run.copy(deep=False)
-    rank_name = run_cols.rank
-    if rank_name is not None and pd.api.types.is_integer_dtype(run[rank_name].dtype):
-        merged[rank_name] = run[rank_name].astype("Int64")
-    merged[rel_name] = _nullable_ints(run_label)
     added = {
         run_cols.query: q_query.array.take(missing_judgment),
         run_cols.doc: q_doc.array.take(missing_judgment),
-        rel_name: _nullable_ints(labels[missing_judgment]),
     }
     if run_cols.run is not None:
         added[run_cols.run] = pd.Index(run_ids).take(missing_run).array
-    unretrieved = pd.DataFrame(added)
-    result = pd.concat([merged, unretrieved], ignore_index=True)[list(merged.columns)]
+    result = pd.concat([run, pd.DataFrame(added)], ignore_index=True)[list(run.columns)]
+    rank_name = run_cols.rank
+    if rank_name is not None and pd.api.types.is_integer_dtype(run[rank_name].dtype):
+        result[rank_name] = _nullable_ints(result[rank_name].to_numpy(dtype=np.float64))
+    result[rel_name] = _nullable_ints(np.concatenate([run_label, labels[missing_judgment]]))
     for role in ("query", "doc", "run"):
         name = getattr(run_cols, role)
         if name is not None:
             result[name] = _keep_categorical(result[name], run[name])
     return result
+
+
+def _is_in(values: pd.Series, lookup: pd.Series) -> np.ndarray:
+    """``values.isin(lookup)`` as a bool array; straight on Arrow data when it is Arrow-backed."""
+    chunked = getattr(values.array, "_pa_array", None)
+    if chunked is None:
+        return values.isin(lookup.unique()).to_numpy()
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    value_set = pa.array(np.asarray(lookup.unique(), dtype=object), type=chunked.type)
+    return pc.is_in(chunked, value_set=value_set).to_numpy(zero_copy_only=False)
 
 
 def _nullable_ints(values: np.ndarray) -> pd.arrays.IntegerArray:

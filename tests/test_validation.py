@@ -557,3 +557,16 @@ def test_bad_max_rank(bad: object) -> None:
     """max_rank= must be a whole number >= 1; the message shows the value."""
     with pytest.raises(MetricError, match=r"max_rank=.* must be a whole number >= 1"):
         pdireval.evaluate(_frame(), "AP", max_rank=bad)
+
+
+@pytest.mark.parametrize("side", ["run", "qrels"])
+def test_merge_qrels_refuses_missing_ids(side: str) -> None:
+    """A missing doc id in either input of merge_qrels is refused, naming the column."""
+    run = pd.DataFrame({"query": ["q1", "q1"], "doc": ["a", "b"], "rank": [1, 2]})
+    qrels = pd.DataFrame({"query": ["q1", "q1"], "doc": ["b", "c"], "rel": [1, 0]})
+    if side == "run":
+        run.loc[1, "doc"] = None
+    else:
+        qrels.loc[0, "doc"] = None
+    with pytest.raises(SchemaError, match=r"column 'doc' \(doc ids\) has 1 missing value"):
+        pdireval.merge_qrels(run, qrels)
