@@ -43,10 +43,11 @@ import pandas as pd
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 LABELS = ("AP", "nDCG@10", "P@10", "R@100", "RR", "Rprec")
-TOOLS = ("pdireval", "pytrec_eval", "ir_measures", "ranx")
+TOOLS = ("pdireval", "pdireval_trusted", "pytrec_eval", "ir_measures", "ranx")
 ORDERS = ("run-ordered", "shuffled")
 DISTRIBUTIONS = {
     "pdireval": "pdireval",
+    "pdireval_trusted": "pdireval",
     "pytrec_eval": "pytrec-eval-terrier",
     "ir_measures": "ir-measures",
     "ranx": "ranx",
@@ -220,7 +221,7 @@ def import_tool(tool: str) -> None:
     tool : str
         One of :data:`TOOLS`.
     """
-    if tool == "pdireval":
+    if tool.startswith("pdireval"):
         if str(REPO_ROOT) not in sys.path:
             sys.path.insert(0, str(REPO_ROOT))
         import pdireval
@@ -253,6 +254,25 @@ def run_pdireval(run: pd.DataFrame, qrels: pd.DataFrame) -> pd.DataFrame:
 
     frame = pdireval.merge_qrels(run, qrels)
     return pdireval.evaluate(frame, list(LABELS))
+
+
+def run_pdireval_trusted(run: pd.DataFrame, qrels: pd.DataFrame) -> pd.DataFrame:
+    """Evaluate with pdireval, skipping the frame checks (``validate=False``).
+
+    Parameters
+    ----------
+    run, qrels : pandas.DataFrame
+        Benchmark inputs.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per-query metrics as returned by ``pdireval.evaluate``.
+    """
+    import pdireval
+
+    frame = pdireval.merge_qrels(run, qrels)
+    return pdireval.evaluate(frame, list(LABELS), validate=False)
 
 
 def _arrow_chunks(series: pd.Series):
@@ -415,10 +435,36 @@ def run_ranx(run: pd.DataFrame, qrels: pd.DataFrame) -> pd.DataFrame:
 
 RUNNERS: dict[str, Callable[[pd.DataFrame, pd.DataFrame], pd.DataFrame]] = {
     "pdireval": run_pdireval,
+    "pdireval_trusted": run_pdireval_trusted,
     "pytrec_eval": run_pytrec_eval,
     "ir_measures": run_ir_measures,
     "ranx": run_ranx,
 }
+
+
+def source_digest(package_dir: Path) -> str | None:
+    """Return a short SHA-256 over the ``.py`` files of a package checkout.
+
+    It identifies the pdireval code that was measured even when it is not committed yet.
+
+    Parameters
+    ----------
+    package_dir : pathlib.Path
+        Package directory.
+
+    Returns
+    -------
+    str or None
+        First 12 hex digits, or ``None`` when the directory has no Python files.
+    """
+    import hashlib
+
+    digest = hashlib.sha256()
+    files = sorted(package_dir.rglob("*.py"))
+    for path in files:
+        digest.update(str(path.relative_to(package_dir)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12] if files else None
 
 
 def tool_version(tool: str) -> str | None:
@@ -577,6 +623,8 @@ def measure(tool: str, order: str, args: argparse.Namespace, out_path: Path) -> 
     except ImportError as exc:
         return record | {"status": "skipped", "error": f"{type(exc).__name__}: {exc}"}
     record["version"] = tool_version(tool)
+    if tool.startswith("pdireval"):
+        record["source_digest"] = source_digest(Path(sys.modules["pdireval"].__file__).parent)
     runner = RUNNERS[tool]
     if args.warmup_queries > 0:
         runner(*_warmup_inputs(run, qrels, max(10, args.warmup_queries)))

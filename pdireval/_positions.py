@@ -1,16 +1,18 @@
-"""Positions of the judged retrieved documents, from one sort of packed 64-bit keys.
+"""Positions of the judged retrieved documents: sort-free when the input is in rank order.
 
 Metrics only need, for every *judged* retrieved document, its position in its
-query's ranking, and the number of documents each query retrieved. Both follow
-from one ``np.sort`` of a uint64 per retrieved row that packs the group code
-(high bits) above the ranking key (low bits) -- no permutation of the rows, no
-gather in a shuffled order. A judged row's position is where its key falls in
-the sorted keys, counted from its group's first key.
+query's ranking, and the number of documents each query retrieved.
 
-Keys that share the same packed value -- true score ties, or scores so close
-that the packed key cannot tell them apart -- are ordered exactly afterwards by
-(key, doc id descending as strings), trec_eval's rule; only runs that hold a
-judged document need it.
+* Rows already in rank order (each group contiguous, keys ascending inside it --
+  a run file as written by a search engine) give both directly, without a sort.
+* Otherwise one ``np.sort`` of a uint64 per retrieved row packing the group code
+  (high bits) above the ranking key (low bits) gives them -- no permutation of the
+  rows, no gather in a shuffled order: a judged row's position is where its key
+  falls in the sorted keys, counted from its group's first key.
+
+Ties -- equal scores, or in the packed keys scores too close to tell apart -- are
+ordered exactly afterwards by (key, doc id descending as strings), trec_eval's
+rule; only runs of ties that hold a judged document need it.
 """
 
 from __future__ import annotations
