@@ -18,6 +18,10 @@ _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 _MIX = np.uint64(0xBF58476D1CE4E5B9)
 
 
+#: Bits to shift out of a little-endian word to keep its first n bytes, n = 0..8.
+_DROP_BITS = np.array([0, 56, 48, 40, 32, 24, 16, 8, 0], dtype=np.uint64)
+
+
 def _read_word(words: np.ndarray, at: np.ndarray, remaining: np.ndarray) -> np.ndarray:
     """The (up to) 8 bytes starting at byte offset ``at``, zero beyond ``remaining`` bytes.
 
@@ -25,14 +29,13 @@ def _read_word(words: np.ndarray, at: np.ndarray, remaining: np.ndarray) -> np.n
     (stride 1), so one gather reads an unaligned word.
     """
     value = words[at]
-    drop = np.clip(remaining, 0, 8).view(np.uint64)  # bytes to keep ...
-    np.subtract(np.uint64(8), drop, out=drop)
-    drop <<= np.uint64(3)  # ... as bits to drop from the top (0..64)
-    drop &= np.uint64(63)  # 64 (nothing kept) is fixed below: a shift by 64 is undefined
+    keep = np.minimum(remaining, 8)
+    drop = _DROP_BITS[keep]
     value <<= drop
     value >>= drop
-    if remaining.min() <= 0:
-        value[remaining <= 0] = 0
+    empty = keep <= 0
+    if empty.any():  # nothing to keep: a shift by 64 would keep everything
+        value[empty] = 0
     return value
 
 

@@ -155,13 +155,8 @@ def prepare(
     n_groups = len(index)
     label = labels_of(frame[columns.rel], columns.rel, validate)
 
-    if columns.rank is not None:
-        order_key = _ranks(frame[columns.rank], columns.rank, validate)
-        retrieved = ~np.isnan(order_key)
-    else:
-        scores = _numeric(frame[columns.score], columns.score, "score")
-        retrieved = ~np.isnan(scores)
-        order_key = -scores
+    order_key = _ranking_key(frame, columns, validate)
+    retrieved = ~np.isnan(order_key)
     judged = ~np.isnan(label)
     if validate and not np.all(retrieved | judged):
         bad = np.flatnonzero(~(retrieved | judged))
@@ -174,26 +169,26 @@ def prepare(
         raise SchemaError(msg)
 
     retrieved_rows = _as_range(retrieved)
-    ret_group, ret_key, ret_label = (
-        group[retrieved_rows],
-        order_key[retrieved_rows],
-        label[retrieved_rows],
-    )
-    del order_key
+    ret_group, ret_label = group[retrieved_rows], label[retrieved_rows]
     judged_ret = np.flatnonzero(~np.isnan(ret_label))
     doc_column = frame[columns.doc]
-    frame_row = np.arange(len(frame))[retrieved_rows]
+
+    def frame_rows(rows: IntArray) -> IntArray:
+        if isinstance(retrieved_rows, slice):
+            return rows + retrieved_rows.start
+        return retrieved_rows[rows]
+
     num_ret, position, repeated = judged_positions(
         ret_group,
-        ret_key,
+        order_key[retrieved_rows],
         judged_ret,
         n_groups,
         by_rank=columns.rank is not None,
-        doc_ids=lambda rows: doc_column.take(frame_row[rows]),
+        doc_ids=lambda rows: doc_column.take(frame_rows(rows)),
     )
-    del ret_key
+    del order_key
     if validate and len(repeated):
-        _refuse_repeated_ranks(frame, columns, frame_row[repeated])
+        _refuse_repeated_ranks(frame, columns, frame_rows(repeated))
     if validate:
         _check_unique_docs(frame, columns, group)
 
@@ -213,6 +208,13 @@ def prepare(
         judged_group=group[judged_rows],
         judged_label=label[judged_rows],
     )
+    keep, blank = _query_policy(ranked, queries)
+    return Prepared(ranked=ranked, index=index, keep=keep, blank=blank)
+
+
+def _query_policy(ranked: Ranked, queries: str) -> tuple[np.ndarray, np.ndarray]:
+    """Groups to report, and groups to report as NaN, under the query policy."""
+    n_groups = ranked.n_groups
     has_judgment = np.bincount(ranked.judged_group, minlength=n_groups) > 0
     has_retrieved = ranked.num_ret > 0
     if queries == "judged":
@@ -221,7 +223,14 @@ def prepare(
         keep, blank = has_judgment & has_retrieved, np.zeros(n_groups, dtype=bool)
     else:
         keep, blank = np.ones(n_groups, dtype=bool), ~has_judgment
-    return Prepared(ranked=ranked, index=index, keep=keep, blank=blank)
+    return keep, blank
+
+
+def _ranking_key(frame: pd.DataFrame, columns: ResolvedColumns, validate: bool) -> FloatArray:
+    """Ascending = better: the rank, or minus the score; NaN = not retrieved."""
+    if columns.rank is not None:
+        return _ranks(frame[columns.rank], columns.rank, validate)
+    return -_numeric(frame[columns.score], columns.score, "score")
 
 
 def _as_range(mask: np.ndarray) -> slice | IntArray:
