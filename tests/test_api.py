@@ -680,3 +680,20 @@ def test_merge_qrels_keeps_a_categorical_query_column() -> None:
     assert isinstance(merged["query"].dtype, pd.CategoricalDtype)
     assert merged["query"].tolist() == ["q1", "q1", "q2"]
     assert list(merged["query"].cat.categories) == ["q1", "q2"]
+
+
+def test_merge_qrels_on_an_empty_run_with_a_run_column() -> None:
+    """No run rows means no runs to apply the judgments to: the result is empty, not an error."""
+    run = pd.DataFrame(
+        {
+            "run": pd.Series([], dtype="str"),
+            "query": pd.Series([], dtype="str"),
+            "doc": pd.Series([], dtype="str"),
+            "rank": pd.Series([], dtype="int64"),
+        }
+    )
+    qrels = pd.DataFrame({"query": ["q1"], "doc": ["a"], "rel": [1]})
+    merged = pdireval.merge_qrels(run, qrels)
+    assert len(merged) == 0
+    assert list(merged.columns) == ["run", "query", "doc", "rank", "rel"]
+    assert pdireval.evaluate(merged, "AP").shape == (0, 1)
