@@ -131,6 +131,7 @@ def prepare(
     *,
     queries: str = "judged",
     max_rank: int | None = None,
+    judged_only: bool = False,
     validate: bool = True,
 ) -> Prepared:
     """Validate ``frame`` and build the :class:`Ranked` arrays of one evaluating call."""
@@ -192,31 +193,41 @@ def prepare(
     if validate:
         _check_unique_docs(frame, columns, group)
 
+    has_retrieved = num_ret > 0  # before -M and -J, which never change the query set
     if max_rank is not None:  # trec_eval -M: only the top max_rank documents of each query
         num_ret = np.minimum(num_ret, max_rank)
         within = position <= max_rank
         judged_ret, position = judged_ret[within], position[within]
     judged_ret_group = ret_group[judged_ret]
     in_rank_order = np.lexsort((position, judged_ret_group))
+    ret_group_sorted = judged_ret_group[in_rank_order]
+    position = position[in_rank_order]
+    ret_label_sorted = ret_label[judged_ret][in_rank_order]
+    if judged_only:  # trec_eval -J, after -M: drop unjudged documents and rank again
+        kept = ret_label_sorted >= 0
+        ret_group_sorted, ret_label_sorted = ret_group_sorted[kept], ret_label_sorted[kept]
+        position = positions_in_blocks(block_starts(ret_group_sorted), len(ret_group_sorted))
+        num_ret = np.bincount(ret_group_sorted, minlength=n_groups).astype(np.float64)
     judged_rows = np.flatnonzero(judged)
     ranked = Ranked(
         n_groups=n_groups,
         num_ret=num_ret,
-        group=judged_ret_group[in_rank_order],
-        position=position[in_rank_order],
-        label=ret_label[judged_ret][in_rank_order],
+        group=ret_group_sorted,
+        position=position,
+        label=ret_label_sorted,
         judged_group=group[judged_rows],
         judged_label=label[judged_rows],
     )
-    keep, blank = _query_policy(ranked, queries)
+    keep, blank = _query_policy(ranked, has_retrieved, queries)
     return Prepared(ranked=ranked, index=index, keep=keep, blank=blank)
 
 
-def _query_policy(ranked: Ranked, queries: str) -> tuple[np.ndarray, np.ndarray]:
+def _query_policy(
+    ranked: Ranked, has_retrieved: np.ndarray, queries: str
+) -> tuple[np.ndarray, np.ndarray]:
     """Groups to report, and groups to report as NaN, under the query policy."""
     n_groups = ranked.n_groups
     has_judgment = np.bincount(ranked.judged_group, minlength=n_groups) > 0
-    has_retrieved = ranked.num_ret > 0
     if queries == "judged":
         keep, blank = has_judgment, np.zeros(n_groups, dtype=bool)
     elif queries == "retrieved":

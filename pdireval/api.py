@@ -46,6 +46,7 @@ def evaluate(
     columns: Columns = None,
     queries: QueryPolicy = "judged",
     max_rank: int | None = None,
+    judged_only: bool = False,
     validate: bool = True,
 ) -> pd.DataFrame:
     """Per-query values of one or more metrics.
@@ -67,6 +68,9 @@ def evaluate(
         unjudged queries, with NaN values.
     max_rank : int, optional
         Evaluate only the top ``max_rank`` documents of each ranking (``trec_eval -M``).
+    judged_only : bool
+        Drop the retrieved documents without a judgment (no label, or a negative one)
+        and rank the rest again, after ``max_rank`` (``trec_eval -J``).
     validate : bool
         Check the frame (null ids, duplicate documents, ranks, labels). Turn off only
         for frames already validated, e.g. in a tight loop.
@@ -106,7 +110,14 @@ def evaluate(
     """
     parsed = parse_metrics(metrics)
     resolved = as_column_map(columns).resolve(frame)
-    prepared = prepare(frame, resolved, queries=queries, max_rank=max_rank, validate=validate)
+    prepared = prepare(
+        frame,
+        resolved,
+        queries=queries,
+        max_rank=max_rank,
+        judged_only=judged_only,
+        validate=validate,
+    )
     values = {metric.label: metric.compute(prepared.ranked) for metric in parsed}
     table = pd.DataFrame(values, index=prepared.index, dtype=np.float64)
     table.loc[prepared.blank] = np.nan
@@ -123,13 +134,14 @@ def summary(
     columns: Columns = None,
     queries: QueryPolicy = "judged",
     max_rank: int | None = None,
+    judged_only: bool = False,
     validate: bool = True,
 ) -> pd.Series | pd.DataFrame:
     """Aggregate per-query values over queries: MAP, GMAP, MRR, mean nDCG@k, ...
 
     Parameters
     ----------
-    frame, metrics, columns, queries, max_rank, validate
+    frame, metrics, columns, queries, max_rank, judged_only, validate
         As in :func:`evaluate`.
     agg : {"mean", "gmean", "hmean", "median"}
         ``"gmean"`` floors values at 1e-5 first, like trec_eval's gm_map; ``"hmean"``
@@ -154,7 +166,13 @@ def summary(
     Name: mean, dtype: float64
     """
     table = evaluate(
-        frame, metrics, columns=columns, queries=queries, max_rank=max_rank, validate=validate
+        frame,
+        metrics,
+        columns=columns,
+        queries=queries,
+        max_rank=max_rank,
+        judged_only=judged_only,
+        validate=validate,
     )
     return aggregate(table, agg, by_run=isinstance(table.index, pd.MultiIndex))
 

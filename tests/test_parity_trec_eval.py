@@ -145,3 +145,19 @@ def test_run_ordered_input_with_ties_in_any_order(seed: int) -> None:
     pairs = _pairs(1)
     ours = pdireval.evaluate(pdireval.merge_qrels(ordered, qrels), list(pairs), queries="retrieved")
     assert _compare(ours, expected, pairs) == []
+
+
+@pytest.mark.parametrize("level", [1, 2])
+@pytest.mark.parametrize("seed", range(6))
+def test_judged_only_equals_trec_eval_J(seed: int, level: int) -> None:
+    """``judged_only=True`` is trec_eval -J: unjudged (and negatively labelled) docs dropped."""
+    run, qrels = adversarial_case(seed)
+    pairs = _pairs(level)
+    run_dict, qrels_dict = to_trec_dicts(run, qrels)
+    evaluator = pytrec_eval.RelevanceEvaluator(
+        qrels_dict, TREC_MEASURES, relevance_level=level, judged_docs_only_flag=True
+    )
+    expected = evaluator.evaluate(run_dict)
+    merged = pdireval.merge_qrels(run, qrels)
+    ours = pdireval.evaluate(merged, list(pairs), queries="retrieved", judged_only=True)
+    assert _compare(ours, expected, pairs) == []
