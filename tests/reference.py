@@ -118,12 +118,15 @@ def success(ranking: Sequence[Label], judged: Sequence[Label], *, k: int, rel: i
     return 1.0 if count_relevant(top(ranking, k), rel) > 0 else 0.0
 
 
-def r_precision(ranking: Sequence[Label], judged: Sequence[Label], *, rel: int = 1) -> float:
-    """Rprec: P@R with R the number of relevant documents (0 when R = 0)."""
-    r = count_relevant(judged, rel)
-    if r == 0:
+def r_precision(
+    ranking: Sequence[Label], judged: Sequence[Label], *, rel: int = 1, mult: float = 1
+) -> float:
+    """Rprec: P@R with R the number of relevant documents (0 when R = 0); with ``mult``,
+    precision at rank floor(mult * R + 0.9), trec_eval's rounding in Rprec_mult)."""
+    cutoff = math.floor(mult * count_relevant(judged, rel) + 0.9)
+    if cutoff == 0:
         return 0.0
-    return count_relevant(top(ranking, r), rel) / r
+    return count_relevant(top(ranking, cutoff), rel) / cutoff
 
 
 def num_rel(ranking: Sequence[Label], judged: Sequence[Label], *, rel: int = 1) -> float:

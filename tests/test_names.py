@@ -354,10 +354,15 @@ def test_evaluate_reports_metric_error() -> None:
 FAMILIES = sorted(REGISTRY)
 
 
+def _cut(family, rank: int):
+    """A valid cutoff for ``family``: the rank, or for recall-level families rank / 10."""
+    return rank / 10 if family.cutoff_kind == "recall" else rank
+
+
 def _default(name: str) -> Metric:
-    """The family's default metric, with @5 when it takes a cutoff."""
+    """The family's default metric, with @5 (recall level 0.5) when it takes a cutoff."""
     family = REGISTRY[name]
-    return family.default if family.cutoff == "none" else family @ 5
+    return family.default if family.cutoff == "none" else family @ _cut(family, 5)
 
 
 def _registry_frame() -> pd.DataFrame:
@@ -393,7 +398,7 @@ def test_family_label_round_trip(name: str) -> None:
 def test_family_non_default_rel_round_trip(name: str) -> None:
     """A non-default rel= shows in the label, which parses back to the same metric."""
     family = REGISTRY[name]
-    metric = family(rel=2) if family.cutoff == "none" else family(rel=2) @ 5
+    metric = family(rel=2) if family.cutoff == "none" else family(rel=2) @ _cut(family, 5)
     assert "(rel=2)" in metric.label
     assert parse_metric(metric.label) == metric
     assert metric != _default(name)
@@ -403,12 +408,12 @@ def test_family_non_default_rel_round_trip(name: str) -> None:
 def test_family_aliases_resolve(name: str) -> None:
     """Every alias (any case) names its family."""
     family = REGISTRY[name]
-    suffix = "@5" if family.cutoff == "required" else ""
+    suffix = f"@{_cut(family, 5)}" if family.cutoff == "required" else ""
     for alias in family.aliases:
         assert parse_metric(alias + suffix).family is family
         assert parse_metric(alias.upper() + suffix).family is family
     for alias in family.cutoff_aliases:
-        assert parse_metric(f"{alias}_7") == family @ 7
+        assert parse_metric(f"{alias}_{_cut(family, 7)}") == family @ _cut(family, 7)
 
 
 @pytest.mark.parametrize("name", FAMILIES)
@@ -427,7 +432,8 @@ def test_family_one_float64_per_query(name: str) -> None:
 def test_bounded_families_stay_in_unit_interval(name: str, k: int) -> None:
     """Families declared bounded give values in [0, 1] (at several cutoffs)."""
     family = REGISTRY[name]
-    metric = family.default if family.cutoff == "none" else family @ k
+    cut = min(k / 100, 1.0) if family.cutoff_kind == "recall" else k
+    metric = family.default if family.cutoff == "none" else family @ cut
     values = pdireval.evaluate(_registry_frame(), metric, queries="retrieved")[metric.label]
     assert ((values >= 0) & (values <= 1)).all()
 

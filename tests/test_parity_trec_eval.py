@@ -26,7 +26,19 @@ TREC_MEASURES = {
     f"map_cut.{CUTS}",
     f"ndcg_cut.{CUTS}",
     f"success.{CUTS}",
+    "set_P",
+    "set_recall",
+    "set_F",
+    "set_map",
+    "set_relative_P",
+    f"relative_P.{CUTS}",
+    "num_nonrel_judged_ret",
+    "Rprec_mult.0.2,0.5,1.5,2.0",
+    "iprec_at_recall",
+    "11pt_avg",
 }
+RECALL_LEVELS = ("0.00", "0.10", "0.20", "0.30", "0.40", "0.50", "0.60", "0.70", "0.80", "0.90")
+RECALL_LEVELS += ("1.00",)
 
 
 def _pairs(level: int) -> dict[str, str]:
@@ -41,7 +53,19 @@ def _pairs(level: int) -> dict[str, str]:
         f"NumRel{rel}": "num_rel",
         "NumRet": "num_ret",
         f"NumRelRet{rel}": "num_rel_ret",
+        f"SetP{rel}": "set_P",
+        f"SetR{rel}": "set_recall",
+        f"SetF{rel}": "set_F",
+        f"SetAP{rel}": "set_map",
+        f"SetRelP{rel}": "set_relative_P",
+        f"NumNonRelJudgedRet{rel}": "num_nonrel_judged_ret",
+        f"iAP{rel}": "11pt_avg",
     }
+    inner = "" if level == 1 else f"rel={level}, "
+    for mult in ("0.2", "0.5", "1.5", "2.0"):
+        pairs[f"Rprec({inner}mult={mult})"] = f"Rprec_mult_{mult}0"
+    for recall in RECALL_LEVELS:
+        pairs[f"IPrec{rel}@{float(recall)}"] = f"iprec_at_recall_{recall}"
     for k in CUTOFFS:
         pairs.update(
             {
@@ -62,12 +86,16 @@ def _trec_eval(run: pd.DataFrame, qrels: pd.DataFrame, measures, level: int) -> 
 
 
 def _compare(ours: pd.DataFrame, expected: dict, pairs: dict[str, str]) -> list[str]:
+    """Mismatches beyond 1e-9. Where trec_eval divides 0 by 0 (set measures and
+    iprec_at_recall_0.00 when -J leaves a query nothing retrieved) it reports NaN;
+    pdireval deliberately reports 0 there, as for any query that retrieved nothing."""
     mismatches = []
     for query, values in expected.items():
         for name, key in pairs.items():
             label = pdireval.parse_metric(name).label
             got = ours.loc[query, label]
-            if not np.isclose(got, values[key], rtol=0, atol=1e-9):
+            want = 0.0 if np.isnan(values[key]) else values[key]
+            if not np.isclose(got, want, rtol=0, atol=1e-9):
                 mismatches.append(f"{query} {label}: pdireval {got!r} trec_eval {values[key]!r}")
     return mismatches
 
@@ -161,3 +189,22 @@ def test_judged_only_equals_trec_eval_J(seed: int, level: int) -> None:
     merged = pdireval.merge_qrels(run, qrels)
     ours = pdireval.evaluate(merged, list(pairs), queries="retrieved", judged_only=True)
     assert _compare(ours, expected, pairs) == []
+
+
+@pytest.mark.parametrize("beta", [0.5, 2.0, 3.0])
+@pytest.mark.parametrize("seed", range(4))
+def test_set_f_beta_is_trec_eval_set_f_of_beta_squared(seed: int, beta: float) -> None:
+    """SetF(beta=b) takes the beta of the notes; trec_eval's set_F.x takes x = b**2."""
+    run, qrels = adversarial_case(seed)
+    expected = _trec_eval(run, qrels, {f"set_F.{beta * beta}"}, 1)
+    label = f"SetF(beta={beta})"
+    ours = pdireval.evaluate(pdireval.merge_qrels(run, qrels), label, queries="retrieved")
+    assert _compare(ours, expected, {label: "set_F"}) == []
+    alpha = 1 / (1 + beta * beta)
+    by_alpha = pdireval.evaluate(pdireval.merge_qrels(run, qrels), f"SetF(alpha={alpha})")
+    np.testing.assert_allclose(
+        by_alpha.iloc[:, 0].to_numpy(),
+        pdireval.evaluate(pdireval.merge_qrels(run, qrels), label).iloc[:, 0].to_numpy(),
+        rtol=0,
+        atol=1e-12,
+    )

@@ -60,6 +60,10 @@ def _variants(family: Any) -> list[Metric]:
     return metrics
 
 
+#: Recall levels for families whose cutoff is a recall level (IPrec@r).
+RECALL_LEVELS = (0.0, 0.3, 0.5, 1.0)
+
+
 def registry_metrics() -> list[Metric]:
     """Every registered family, with each cutoff when it takes one."""
     metrics: list[Metric] = []
@@ -68,7 +72,8 @@ def registry_metrics() -> list[Metric]:
             if family.cutoff != "required":
                 metrics.append(metric)
             if family.cutoff != "none":
-                metrics += [metric @ k for k in CUTOFFS]
+                cuts = RECALL_LEVELS if family.cutoff_kind == "recall" else CUTOFFS
+                metrics += [metric @ k for k in cuts]
     return list(dict.fromkeys(metrics))
 
 

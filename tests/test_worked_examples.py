@@ -473,3 +473,23 @@ def test_reciprocal_rank_row_003() -> None:
         assert rr[f"r{rank:02d}"] == pytest.approx(1 / rank, abs=1e-12)
         assert rounds_to(rr[f"r{rank:02d}"], printed[rank - 1], 2)
     assert pdireval.mrr(frame) == pytest.approx(sum(1 / r for r in range(1, 11)) / 10)
+
+
+@pytest.mark.parametrize(
+    ("name", "printed", "expected_levels"),
+    [
+        # A: "(2 * 1.0 + 7 * 0.83 + 2 * 0.6) / 11 = 0.82" -- 0.83 is 5/6 rounded.
+        ("A", 0.82, [1.0] * 2 + [5 / 6] * 7 + [0.6] * 2),
+        # B: "(11 * 0.6) / 11 = 0.6".
+        ("B", 0.6, [0.6] * 11),
+    ],
+)
+def test_eleven_point_interpolated_average_precision_003(
+    name: str, printed: float, expected_levels: list[float]
+) -> None:
+    """003 "Average Precision (Alternative 2)": interpolated precision at 0, 0.1, ..., 1."""
+    frame = _frame_003(name)
+    levels = [f"IPrec@{level / 10}" for level in range(11)]
+    values = pdireval.evaluate(frame, [*levels, "iAP"]).iloc[0]
+    np.testing.assert_allclose(values[levels].to_numpy(), expected_levels, rtol=0, atol=1e-12)
+    assert rounds_to(values["iAP"], printed, 2)

@@ -10,11 +10,13 @@ from pdireval.metrics._base import REGISTRY, Family, Metric, Param
 from pdireval.metrics._parse import MetricLike, parse_metric, parse_metrics
 from pdireval.metrics.average_precision import AP
 from pdireval.metrics.bpref import Bpref
-from pdireval.metrics.counts import NumRel, NumRelRet, NumRet
+from pdireval.metrics.counts import NumNonRelJudgedRet, NumRel, NumRelRet, NumRet
 from pdireval.metrics.dcg import DCG, nDCG
-from pdireval.metrics.precision import P, Rprec
+from pdireval.metrics.interpolated import IPrec, iAP
+from pdireval.metrics.precision import P, RelP, Rprec
 from pdireval.metrics.recall import R
 from pdireval.metrics.reciprocal_rank import RR, Success
+from pdireval.metrics.set_based import SetAP, SetF, SetP, SetR, SetRelP
 
 __all__ = [
     "AP",
@@ -23,16 +25,25 @@ __all__ = [
     "RR",
     "Bpref",
     "Family",
+    "IPrec",
     "Metric",
     "MetricLike",
+    "NumNonRelJudgedRet",
     "NumRel",
     "NumRelRet",
     "NumRet",
     "P",
     "Param",
     "R",
+    "RelP",
     "Rprec",
+    "SetAP",
+    "SetF",
+    "SetP",
+    "SetR",
+    "SetRelP",
     "Success",
+    "iAP",
     "nDCG",
     "parse_metric",
     "parse_metrics",

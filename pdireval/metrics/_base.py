@@ -21,6 +21,7 @@ __all__ = ["REGISTRY", "Family", "Metric", "Param", "register"]
 
 Kernel = Callable[..., np.ndarray]
 Cutoff = Literal["required", "optional", "none"]
+CutoffKind = Literal["rank", "recall"]
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,8 @@ class Family:
         Parameters with their defaults; ``rel`` is shared by every family.
     cutoff : {"required", "optional", "none"}
         Whether ``@k`` must, may or must not be given.
+    cutoff_kind : {"rank", "recall"}
+        ``@k`` is a rank (a whole number >= 1) or a recall level (a number in [0, 1]).
     aliases : sequence of str
         Other names (case-insensitive), e.g. trec_eval names.
     cutoff_aliases : sequence of str
@@ -111,6 +114,7 @@ class Family:
         *,
         params: tuple[Param, ...] = (),
         cutoff: Cutoff = "none",
+        cutoff_kind: CutoffKind = "rank",
         aliases: tuple[str, ...] = (),
         cutoff_aliases: tuple[str, ...] = (),
         bounded: bool = True,
@@ -121,6 +125,7 @@ class Family:
         self.kernel = kernel
         self.params = {param.name: param for param in params}
         self.cutoff = cutoff
+        self.cutoff_kind = cutoff_kind
         self.aliases = aliases
         self.cutoff_aliases = cutoff_aliases
         self.bounded = bounded
@@ -185,7 +190,16 @@ class Metric:
     def __post_init__(self) -> None:
         if self.k is None:
             return
-        if isinstance(self.k, bool) or not isinstance(self.k, int | np.integer) or self.k < 1:
+        if self.family.cutoff_kind == "recall":
+            number = not isinstance(self.k, bool) and isinstance(self.k, int | float | np.number)
+            if not number or not 0 <= self.k <= 1:
+                msg = (
+                    f"the cutoff of {self.family.name} is a recall level between 0 and 1, "
+                    f"got {self.k!r} (e.g. {self.family.name}@0.5)"
+                )
+                raise MetricError(msg)
+            object.__setattr__(self, "k", float(self.k))
+        elif isinstance(self.k, bool) or not isinstance(self.k, int | np.integer) or self.k < 1:
             msg = f"the cutoff of {self.family.name} must be a whole number >= 1, got {self.k!r}"
             raise MetricError(msg)
         if self.family.cutoff == "none":

@@ -16,10 +16,10 @@ __all__ = ["MetricLike", "parse_metric", "parse_metrics"]
 MetricLike = str | Metric | Family
 
 _GRAMMAR = re.compile(
-    r"^\s*(?P<name>[A-Za-z][\w.\-]*?)\s*(?:\((?P<params>.*)\))?\s*(?:@\s*(?P<k>\S+))?\s*$",
+    r"^\s*(?P<name>[A-Za-z0-9][\w.\-]*?)\s*(?:\((?P<params>.*)\))?\s*(?:@\s*(?P<k>\S+))?\s*$",
     re.DOTALL,
 )
-_SUFFIXED = re.compile(r"^(?P<base>.+?)[_.](?P<k>\d+)$")
+_SUFFIXED = re.compile(r"^(?P<base>.+?)[_.](?P<k>\d+(?:\.\d+)?)$")
 
 
 def _names() -> dict[str, Family]:
@@ -62,7 +62,13 @@ def _parse_params(text: str, original: str) -> dict[str, Any]:
         raise MetricError(msg) from error
 
 
-def _parse_k(text: str, original: str) -> int:
+def _parse_k(text: str, original: str, family: Family) -> int | float:
+    if family.cutoff_kind == "recall":
+        try:
+            return float(text)
+        except ValueError:
+            msg = f"the cutoff in {original!r} must be a recall level such as 0.5"
+            raise MetricError(msg) from None
     if not text.isdigit() or int(text) < 1:
         msg = f"the cutoff in {original!r} must be a whole number >= 1, e.g. P@10"
         raise MetricError(msg)
@@ -105,7 +111,6 @@ def parse_metric(spec: MetricLike) -> Metric:
         msg = f"cannot read metric {spec!r}; write Name, Name@k or Name(param=value)@k{hint}"
         raise MetricError(msg)
     name, k_text = match["name"], match["k"]
-    k = _parse_k(k_text, spec) if k_text is not None else None
     family = _names().get(name.lower())
     if family is None:
         suffixed = _SUFFIXED.match(name)
@@ -113,10 +118,11 @@ def parse_metric(spec: MetricLike) -> Metric:
         if family is None:
             msg = f"unknown metric {spec!r}{_did_you_mean(name)}"
             raise MetricError(msg)
-        if k is not None:
+        if k_text is not None:
             msg = f"metric {spec!r} gives its cutoff twice; write {family.name}@{suffixed['k']}"
             raise MetricError(msg)
-        k = _parse_k(suffixed["k"], spec)
+        k_text = suffixed["k"]
+    k = _parse_k(k_text, spec, family) if k_text is not None else None
     params = _parse_params(match["params"], spec) if match["params"] else {}
     metric = family(**params)
     return (metric.at(k) if k is not None else metric).validate()

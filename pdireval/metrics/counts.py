@@ -20,6 +20,10 @@ def _num_rel_ret(ranked: Ranked, *, k: None, rel: int) -> np.ndarray:
     return ranked.per_query_count(ranked.relevant(rel))
 
 
+def _num_nonrel_judged_ret(ranked: Ranked, *, k: None, rel: int) -> np.ndarray:
+    return ranked.per_query_count((ranked.label >= 0) & ~ranked.relevant(rel))
+
+
 NumRel = register(
     Family(
         "NumRel",
@@ -47,5 +51,16 @@ NumRelRet = register(
         aliases=("num_rel_ret",),
         bounded=False,
         doc="Number of retrieved documents labelled >= rel (trec_eval num_rel_ret).",
+    )
+)
+NumNonRelJudgedRet = register(
+    Family(
+        "NumNonRelJudgedRet",
+        _num_nonrel_judged_ret,
+        params=(rel_param(),),
+        aliases=("num_nonrel_judged_ret",),
+        bounded=False,
+        doc="Number of retrieved documents judged non-relevant: 0 <= label < rel "
+        "(trec_eval num_nonrel_judged_ret).",
     )
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from pdireval._ranking import Ranked, safe_divide
-from pdireval.metrics._base import Family, register, rel_param
+from pdireval.metrics._base import Family, Param, number_above, register, rel_param
 
 
 def _precision(ranked: Ranked, *, k: int, rel: int) -> np.ndarray:
@@ -31,23 +31,48 @@ P = register(
 )
 
 
-def _r_precision(ranked: Ranked, *, k: None, rel: int) -> np.ndarray:
-    num_rel = ranked.num_relevant(rel)
-    cutoff = num_rel[ranked.group]
-    hits = ranked.per_query_count(ranked.relevant(rel) & (ranked.position <= cutoff))
-    return safe_divide(hits, num_rel)
+def _r_precision(ranked: Ranked, *, k: None, rel: int, mult: float) -> np.ndarray:
+    cutoff = ranked.num_relevant(rel)
+    if mult != 1:
+        cutoff = np.floor(mult * cutoff + 0.9)  # trec_eval Rprec_mult's rounding
+    hits = ranked.per_query_count(ranked.relevant(rel) & (ranked.position <= cutoff[ranked.group]))
+    return safe_divide(hits, cutoff)
+
+
+def _relative_precision(ranked: Ranked, *, k: int, rel: int) -> np.ndarray:
+    hits = ranked.per_query_count(ranked.relevant(rel) & (ranked.position <= k))
+    return safe_divide(hits, np.minimum(k, ranked.num_relevant(rel)))
 
 
 Rprec = register(
     Family(
         "Rprec",
         _r_precision,
-        params=(rel_param(),),
+        params=(
+            rel_param(),
+            Param("mult", 1, number_above(0), "precision at rank mult * R (trec_eval Rprec_mult)"),
+        ),
         aliases=("r-prec", "r_precision", "rprecision"),
         doc="""R-precision: precision at rank R, where R is the number of relevant documents.
 
         ``Rprec = |{relevant documents at positions 1..R}| / R``; 0 when the query has
-        no relevant document (trec_eval ``Rprec``).
+        no relevant document (trec_eval ``Rprec``). ``Rprec(mult=m)`` is precision at
+        rank ``floor(m R + 0.9)`` (trec_eval ``Rprec_mult_m``'s rounding), 0 when that
+        rank is 0.
+        """,
+    )
+)
+
+RelP = register(
+    Family(
+        "RelP",
+        _relative_precision,
+        params=(rel_param(),),
+        cutoff="required",
+        cutoff_aliases=("relative_p",),
+        doc="""Relative precision at k: relevant in the top k / min(k, R).
+
+        1 is reachable whatever R is (trec_eval ``relative_P_k``); 0 when R = 0.
         """,
     )
 )
