@@ -91,16 +91,25 @@ def recall(ranking: Sequence[Label], judged: Sequence[Label], *, k: int, rel: in
 
 
 def average_precision(
-    ranking: Sequence[Label], judged: Sequence[Label], *, k: int | None = None, rel: int = 1
+    ranking: Sequence[Label],
+    judged: Sequence[Label],
+    *,
+    k: int | None = None,
+    rel: int = 1,
+    norm: str = "R",
 ) -> float:
-    """AP (AP@k): sum of P@i at each relevant position i (<= k), divided by R."""
+    """AP (AP@k): sum of P@i at each relevant position i (<= k), divided by R -- or, with
+    norm="min" and a cutoff, by min(k, R) (note 003's AP_1@k)."""
     total = 0.0
     found = 0
     for position, label in enumerate(top(ranking, k), start=1):
         if is_relevant(label, rel):
             found += 1
             total += found / position
-    return divide(total, count_relevant(judged, rel))
+    relevant = count_relevant(judged, rel)
+    if norm == "min" and k is not None:
+        relevant = min(relevant, k)
+    return divide(total, relevant)
 
 
 def reciprocal_rank(

@@ -50,13 +50,18 @@ CORE_FAMILIES = (
 
 def _variants(family: Any) -> list[Metric]:
     """The family at its defaults and with the parameter values worth varying."""
-    metrics = [family.default]
+    needed = {"n_docs": 50} if "n_docs" in family.params else {}  # Fallout's collection size
+    metrics = [family(**needed)]
     if "rel" in family.params:
-        metrics += [family(rel=0), family(rel=2)]
+        metrics += [family(rel=0, **needed), family(rel=2, **needed)]
     if "gain" in family.params:
         metrics += [family(gain="exp"), family(gain=GAIN_TABLE), family(gain="exp", rel=2)]
     if "discount" in family.params:
         metrics += [family(discount="jarvelin", base=2), family(discount="jarvelin", base=3)]
+    if "norm" in family.params:
+        metrics += [family(norm="min")]
+    if "beta" in family.params:
+        metrics += [family(beta=0.5), family(alpha=0.2)]
     return metrics
 
 

@@ -5,23 +5,29 @@ from __future__ import annotations
 import numpy as np
 
 from pdireval._ranking import Ranked, safe_divide
-from pdireval.metrics._base import Family, register, rel_param
+from pdireval.metrics._base import Family, Param, one_of, register, rel_param
 
 
-def _average_precision(ranked: Ranked, *, k: int | None, rel: int) -> np.ndarray:
+def _average_precision(ranked: Ranked, *, k: int | None, rel: int, norm: str) -> np.ndarray:
     relevant = ranked.relevant(rel)
     found_so_far = ranked.relevant_so_far(rel)
     counted = relevant if k is None else relevant & (ranked.position <= k)
     precision_at_hit = found_so_far[counted] / ranked.position[counted]
     total = np.bincount(ranked.group[counted], weights=precision_at_hit, minlength=ranked.n_groups)
-    return safe_divide(total, ranked.num_relevant(rel))
+    divisor = ranked.num_relevant(rel)
+    if norm == "min" and k is not None:
+        divisor = np.minimum(divisor, k)
+    return safe_divide(total, divisor)
 
 
 AP = register(
     Family(
         "AP",
         _average_precision,
-        params=(rel_param(),),
+        params=(
+            rel_param(),
+            Param("norm", "R", one_of("R", "min"), "divide by R, or by min(k, R) (note 003)"),
+        ),
         cutoff="optional",
         aliases=("map", "average_precision", "avep"),
         cutoff_aliases=("map_cut", "ap"),
@@ -30,8 +36,9 @@ AP = register(
         ``AP = (1/R) * sum over relevant retrieved d of P@rank(d)``; relevant documents
         that were not retrieved contribute 0, and AP = 0 when R = 0 (trec_eval ``map``).
         ``AP@k`` only counts relevant documents within the top k and still divides by
-        R (trec_eval ``map_cut_k``). MAP is ``summary("AP")`` (``agg="mean"``), GMAP
-        ``agg="gmean"``.
+        R (trec_eval ``map_cut_k``). ``AP(norm='min')@k`` divides by min(k, R) instead --
+        note 003's AP_1@k, which a perfect top k scores 1 even when R > k. MAP is
+        ``summary("AP")`` (``agg="mean"``), GMAP ``agg="gmean"``.
         """,
     )
 )

@@ -75,6 +75,8 @@ def _gains(labels: np.ndarray, gain: GainSpec, rel: int, known: np.ndarray) -> n
 def _discount(position: np.ndarray, discount: str, base: float) -> np.ndarray:
     if discount == "log2":
         return np.log2(position + 1.0)
+    if discount == "none":
+        return np.ones(len(position))
     return np.maximum(1.0, np.log(position) / np.log(base))
 
 
@@ -115,9 +117,13 @@ def _ndcg(ranked: Ranked, **options: Any) -> np.ndarray:
 
 
 def _check_base(options: dict[str, Any]) -> None:
-    if options["discount"] == "log2" and options["base"] != 2:
+    if options.get("discount", "none") != "jarvelin" and options["base"] != 2:
         msg = "base= only applies to discount='jarvelin'; the 'log2' discount is log2(rank + 1)"
         raise MetricError(msg)
+
+
+def _cumulative_gain(ranked: Ranked, *, k: int | None, rel: int, gain: GainSpec) -> np.ndarray:
+    return _dcg(ranked, k=k, rel=rel, gain=gain, discount="none", base=2)
 
 
 def _dcg_params() -> tuple[Param, ...]:
@@ -133,8 +139,8 @@ def _dcg_params() -> tuple[Param, ...]:
         Param(
             "discount",
             "log2",
-            one_of("log2", "jarvelin"),
-            "'log2': 1/log2(rank + 1); 'jarvelin': 1/max(1, log_base(rank))",
+            one_of("log2", "jarvelin", "none"),
+            "'log2': 1/log2(rank + 1); 'jarvelin': 1/max(1, log_base(rank)); 'none' (CG)",
         ),
         Param("base", 2, number_above(1), "logarithm base of the 'jarvelin' discount"),
     )
@@ -176,6 +182,21 @@ nDCG = register(
         when the ideal DCG is 0. Gain and discount options are those of ``DCG``.
         trec_eval's ``ndcg`` ignores the relevance level (-l); here ``rel=`` zeroes the
         gain of labels below it, which changes nothing at the default rel=1.
+        """,
+    )
+)
+
+CG = register(
+    Family(
+        "CG",
+        _cumulative_gain,
+        params=_dcg_params()[:2],
+        cutoff="optional",
+        bounded=False,
+        doc="""Cumulative gain of the top k: ``CG@k = gain(label_1) + ... + gain(label_k)``.
+
+        DCG without a discount (notes 001 and 002): the order inside the top k does not
+        matter. Gains as in ``DCG`` (``gain='linear'``, ``'exp'`` or a mapping).
         """,
     )
 )

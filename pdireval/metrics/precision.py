@@ -52,13 +52,14 @@ Rprec = register(
             rel_param(),
             Param("mult", 1, number_above(0), "precision at rank mult * R (trec_eval Rprec_mult)"),
         ),
-        aliases=("r-prec", "r_precision", "rprecision"),
+        aliases=("r-prec", "r_precision", "rprecision", "breakeven", "prbreakeven"),
         doc="""R-precision: precision at rank R, where R is the number of relevant documents.
 
         ``Rprec = |{relevant documents at positions 1..R}| / R``; 0 when the query has
         no relevant document (trec_eval ``Rprec``). ``Rprec(mult=m)`` is precision at
         rank ``floor(m R + 0.9)`` (trec_eval ``Rprec_mult_m``'s rounding), 0 when that
-        rank is 0.
+        rank is 0. At rank R precision equals recall, so R-precision is also the
+        precision-recall breakeven point of note 001 (alias ``breakeven``).
         """,
     )
 )

@@ -11,7 +11,14 @@ import numpy as np
 
 from pdireval._errors import MetricError
 from pdireval._ranking import Ranked, safe_divide
-from pdireval.metrics._base import Family, Param, number_above, register, rel_param
+from pdireval.metrics._base import (
+    Family,
+    Param,
+    integer_at_least,
+    number_above,
+    register,
+    rel_param,
+)
 
 
 def _relevant_retrieved(ranked: Ranked, rel: int) -> np.ndarray:
@@ -55,6 +62,29 @@ def _set_f(ranked: Ranked, *, k: None, rel: int, beta: float, alpha: float | Non
     return _f_measure(precision, recall, _beta({"beta": beta, "alpha": alpha}))
 
 
+def _f_at_k(ranked: Ranked, *, k: int, rel: int, beta: float, alpha: float | None):
+    hits = ranked.per_query_count(ranked.relevant(rel) & (ranked.position <= k))
+    precision, recall = hits / k, safe_divide(hits, ranked.num_relevant(rel))
+    return _f_measure(precision, recall, _beta({"beta": beta, "alpha": alpha}))
+
+
+def _fallout(ranked: Ranked, *, k: int | None, rel: int, n_docs: int | None) -> np.ndarray:
+    _check_n_docs({"n_docs": n_docs})
+    in_top = ranked.position <= k if k is not None else np.ones(len(ranked.position), bool)
+    retrieved = ranked.num_ret if k is None else np.minimum(ranked.num_ret, k)
+    nonrelevant_retrieved = retrieved - ranked.per_query_count(ranked.relevant(rel) & in_top)
+    return safe_divide(nonrelevant_retrieved, n_docs - ranked.num_relevant(rel))
+
+
+def _check_n_docs(options: dict) -> None:
+    if options["n_docs"] is None:
+        msg = (
+            "Fallout needs the collection size: write Fallout(n_docs=...) with the number "
+            "of documents in the collection"
+        )
+        raise MetricError(msg)
+
+
 def _set_ap(ranked: Ranked, *, k: None, rel: int) -> np.ndarray:
     return _set_precision(ranked, k=None, rel=rel) * _set_recall(ranked, k=None, rel=rel)
 
@@ -62,6 +92,18 @@ def _set_ap(ranked: Ranked, *, k: None, rel: int) -> np.ndarray:
 def _set_relative_precision(ranked: Ranked, *, k: None, rel: int) -> np.ndarray:
     most = np.minimum(ranked.num_ret, ranked.num_relevant(rel))
     return safe_divide(_relevant_retrieved(ranked, rel), most)
+
+
+def _f_params() -> tuple[Param, ...]:
+    return (
+        rel_param(),
+        Param("beta", 1, number_above(0), "weight of recall: F = (1+b^2)PR / (b^2 P + R)"),
+        Param("alpha", None, _optional_alpha, "equivalently F = 1 / (alpha/P + (1-alpha)/R)"),
+    )
+
+
+def _optional_n_docs(name: str, value: object) -> int | None:
+    return None if value is None else integer_at_least(1)(name, value)
 
 
 def _optional_alpha(name: str, value: object) -> float | None:
@@ -100,11 +142,7 @@ SetF = register(
     Family(
         "SetF",
         _set_f,
-        params=(
-            rel_param(),
-            Param("beta", 1, number_above(0), "weight of recall: F = (1+b^2)PR / (b^2 P + R)"),
-            Param("alpha", None, _optional_alpha, "equivalently F = 1 / (alpha/P + (1-alpha)/R)"),
-        ),
+        params=_f_params(),
         aliases=("set_f",),
         constraint=_check_alpha,
         doc="""Set F-measure: the weighted harmonic mean of set precision and set recall.
@@ -138,6 +176,41 @@ SetRelP = register(
 
         The best value any set of that size could reach is 1 (trec_eval set_relative_P);
         0 when nothing was retrieved or nothing is relevant.
+        """,
+    )
+)
+
+F = register(
+    Family(
+        "F",
+        _f_at_k,
+        params=_f_params(),
+        cutoff="required",
+        constraint=_check_alpha,
+        doc="""F-measure at k: the F of ``P@k`` and ``R@k`` (``F(beta=2)@10``).
+
+        ``F_beta@k = (1 + beta^2) P@k R@k / (beta^2 P@k + R@k)``, 0 when both are 0; beta
+        and alpha as in ``SetF`` (notes 002 and 003).
+        """,
+    )
+)
+
+
+Fallout = register(
+    Family(
+        "Fallout",
+        _fallout,
+        params=(
+            rel_param(),
+            Param("n_docs", None, _optional_n_docs, "number of documents in the collection"),
+        ),
+        cutoff="optional",
+        doc="""Fallout: the share of the non-relevant documents that were retrieved, b/(b+d).
+
+        With b the non-relevant (or unjudged) retrieved documents -- within the top k for
+        ``Fallout@k`` -- and b + d = n_docs - R all non-relevant documents of the
+        collection (note 003). The collection size is not in the frame: give it as
+        ``Fallout(n_docs=...)``.
         """,
     )
 )
