@@ -22,6 +22,7 @@ from pdireval._columns import ColumnMap
 from pdireval._errors import MetricError, MissingDependencyError, PdirevalError, SchemaError
 from pdireval.api import (
     ap,
+    compare,
     dcg,
     evaluate,
     gmap,
@@ -29,14 +30,17 @@ from pdireval.api import (
     merge_qrels,
     mrr,
     ndcg,
+    per_query,
     precision,
     r_precision,
     recall,
+    report,
     rr,
     success,
     summary,
 )
 from pdireval.metrics import Metric, parse_metric
+from pdireval.report import Report
 
 __version__ = "0.1.0"
 
@@ -47,8 +51,10 @@ __all__ = [
     "MetricError",
     "MissingDependencyError",
     "PdirevalError",
+    "Report",
     "SchemaError",
     "ap",
+    "compare",
     "dcg",
     "evaluate",
     "gmap",
@@ -58,9 +64,11 @@ __all__ = [
     "mrr",
     "ndcg",
     "parse_metric",
+    "per_query",
     "precision",
     "r_precision",
     "recall",
+    "report",
     "rr",
     "success",
     "summary",

@@ -66,6 +66,18 @@ class IREvalAccessor:
         """Aggregated values; see :func:`pdireval.summary`."""
         return api.summary(self._obj, metrics, agg=agg, columns=self._columns, **options)
 
+    def compare(self, metrics: MetricLike | Iterable[MetricLike], **options: Any) -> pd.DataFrame:
+        """Paired significance tests between runs; see :func:`pdireval.compare`."""
+        return api.compare(self._obj, metrics, columns=self._columns, **options)
+
+    def per_query(self, metric: MetricLike, **options: Any) -> pd.DataFrame:
+        """Query x run values and deltas to a baseline; see :func:`pdireval.per_query`."""
+        return api.per_query(self._obj, metric, columns=self._columns, **options)
+
+    def report(self, metrics: MetricLike | Iterable[MetricLike], **options: Any) -> api.Report:
+        """Summary, comparison and per-query tables to render; see :func:`pdireval.report`."""
+        return api.report(self._obj, metrics, columns=self._columns, **options)
+
     def precision(self, k: int, **options: Any) -> pd.Series:
         """Per-query ``P@k``; see :func:`pdireval.precision`."""
         return api.precision(self._obj, k, columns=self._columns, **options)

@@ -14,13 +14,25 @@ import pandas as pd
 
 from pdireval._aggregate import Agg, aggregate
 from pdireval._columns import ColumnMap, as_column_map
+from pdireval._errors import MetricError
 from pdireval._merge import merge_qrels
 from pdireval._ranking import QueryPolicy, prepare
+from pdireval.compare import (
+    Baseline,
+    CiMethod,
+    Correction,
+    Test,
+    compare_table,
+    per_query_table,
+    summary_table,
+)
 from pdireval.metrics import AP, DCG, RR, MetricLike, P, R, Rprec, Success, nDCG, parse_metrics
 from pdireval.metrics._base import Metric
+from pdireval.report import Report, build_report
 
 __all__ = [
     "ap",
+    "compare",
     "dcg",
     "evaluate",
     "gmap",
@@ -28,9 +40,11 @@ __all__ = [
     "merge_qrels",
     "mrr",
     "ndcg",
+    "per_query",
     "precision",
     "r_precision",
     "recall",
+    "report",
     "rr",
     "success",
     "summary",
@@ -136,6 +150,10 @@ def summary(
     max_rank: int | None = None,
     judged_only: bool = False,
     validate: bool = True,
+    ci: float | None = None,
+    ci_method: CiMethod = "t",
+    n_resamples: int = 10_000,
+    seed: Any = None,
 ) -> pd.Series | pd.DataFrame:
     """Aggregate per-query values over queries: MAP, GMAP, MRR, mean nDCG@k, ...
 
@@ -147,12 +165,26 @@ def summary(
         ``"gmean"`` floors values at 1e-5 first, like trec_eval's gm_map; ``"hmean"``
         is 0 when any value is 0. NaN values (unjudged queries under
         ``queries="all"``) are skipped.
+    ci : float, optional
+        Confidence level of an interval around each aggregate, e.g. ``0.95``. ``None``
+        (default) returns the aggregates alone.
+    ci_method : {"t", "bootstrap"}
+        ``"t"``: Student t interval for the mean (needs scipy; ``agg="mean"`` only);
+        ``"bootstrap"``: percentile interval of ``n_resamples`` bootstrap resamples of
+        the queries, for any ``agg``.
+    n_resamples, seed
+        Number of bootstrap resamples and the seed of ``numpy.random.default_rng``
+        (same seed, same interval).
 
     Returns
     -------
     Series or DataFrame
         A Series indexed by metric label; with a run column, a DataFrame with one
-        row per run and one column per metric.
+        row per run and one column per metric. With ``ci``: without a run column a
+        DataFrame indexed by metric with columns ``[agg, "ci_low", "ci_high"]``; with
+        one, a DataFrame with one row per run and (metric, stat) column pairs, so
+        ``result["AP"]`` has the columns ``[agg, "ci_low", "ci_high"]`` and
+        ``result.xs("mean", axis=1, level="stat")`` is the table without ``ci``.
 
     Examples
     --------
@@ -164,6 +196,11 @@ def summary(
     AP    0.75
     RR    0.75
     Name: mean, dtype: float64
+    >>> pdireval.summary(df, ["AP", "RR"], ci=0.9, ci_method="bootstrap", seed=0)
+            mean  ci_low  ci_high
+    metric
+    AP      0.75     0.5      1.0
+    RR      0.75     0.5      1.0
     """
     table = evaluate(
         frame,
@@ -174,6 +211,10 @@ def summary(
         judged_only=judged_only,
         validate=validate,
     )
+    if ci is not None:
+        return summary_table(
+            table, agg=agg, ci=ci, ci_method=ci_method, n_resamples=n_resamples, seed=seed
+        )
     return aggregate(table, agg, by_run=isinstance(table.index, pd.MultiIndex))
 
 
@@ -278,3 +319,265 @@ def r_precision(frame: pd.DataFrame, *, rel: int = 1, **options: Any) -> pd.Seri
 def success(frame: pd.DataFrame, k: int, *, rel: int = 1, **options: Any) -> pd.Series:
     """Per-query success at k (``Success@k``); options as in :func:`evaluate`."""
     return _single(frame, Success(rel=rel) @ k, options)
+
+
+def compare(
+    frame: pd.DataFrame,
+    metrics: MetricLike | Iterable[MetricLike],
+    *,
+    baseline: Baseline = None,
+    test: Test = "t",
+    correction: Correction | None = "holm",
+    alpha: float = 0.05,
+    n_resamples: int = 10_000,
+    seed: Any = None,
+    columns: Columns = None,
+    queries: QueryPolicy = "judged",
+    max_rank: int | None = None,
+    judged_only: bool = False,
+    validate: bool = True,
+) -> pd.DataFrame:
+    """Paired significance tests between runs, with effect sizes and confidence intervals.
+
+    Parameters
+    ----------
+    frame, metrics, columns, queries, max_rank, judged_only, validate
+        As in :func:`evaluate`; the frame needs a run column with at least two runs.
+    baseline : run id, list of run ids, or None
+        One run: every other run is compared to it. A list: each listed run in turn
+        (a pair already compared is not repeated in reverse). ``None`` (default): all
+        pairs, the run that sorts first as the baseline of each pair.
+    test : {"t", "wilcoxon", "sign", "permutation", "bootstrap"}
+        Two-sided paired test of the per-query differences ``run - baseline``:
+        ``"t"`` Student's paired t-test (as ``scipy.stats.ttest_rel``); ``"wilcoxon"``
+        the signed-rank test (``scipy.stats.wilcoxon`` with its defaults: zero
+        differences dropped); ``"sign"`` the exact binomial sign test over wins and
+        losses (ties dropped); ``"permutation"`` a paired randomisation test
+        (``n_resamples`` random sign flips of the differences); ``"bootstrap"`` the
+        shift-method bootstrap test of the mean difference (``n_resamples``
+        resamples of the queries).
+    correction : {"holm", "bonferroni", "fdr_bh"} or None
+        Multiple-comparison adjustment applied across *every* comparison of the call
+        (pairs x metrics): Holm's step-down, Bonferroni, or Benjamini-Hochberg false
+        discovery rate. ``None`` leaves the p-values as they are.
+    alpha : float
+        A comparison is ``significant`` when ``p_adjusted < alpha``; the interval
+        ``ci_low``..``ci_high`` of the mean difference has level ``1 - alpha``.
+    n_resamples : int
+        Resamples of the permutation and bootstrap tests.
+    seed : int or numpy SeedSequence, optional
+        Seed of ``numpy.random.default_rng``. With a seed the permutation and
+        bootstrap results are reproducible; each metric uses the same resamples, so a
+        comparison's p-value does not depend on the other comparisons in the call.
+
+    Returns
+    -------
+    DataFrame
+        One row per (run, baseline, metric), in pair order then metric order, with
+        columns ``run``, ``baseline``, ``metric``, ``mean``, ``baseline_mean``,
+        ``delta`` (mean of the per-query differences), ``relative_delta`` (delta ÷
+        baseline_mean; NaN when that is 0), ``ci_low``/``ci_high`` (interval of the
+        delta), ``p_value``, ``p_adjusted``, ``significant``, ``effect_size``
+        (paired Cohen's d: mean ÷ standard deviation of the differences; NaN when
+        they do not vary), ``wins``/``ties``/``losses`` (queries where the run is
+        above / equal to / below the baseline).
+
+    Raises
+    ------
+    SchemaError
+        No run column, a single run, an unknown baseline, or a query some runs lack.
+    MetricError
+        Unknown ``test=``/``correction=``, or ``alpha``/``n_resamples`` out of range.
+    MissingDependencyError
+        scipy is not installed (``pip install 'pdireval[stats]'``).
+
+    Notes
+    -----
+    Runs are compared on the same queries, chosen by the query policy: with
+    ``queries="judged"`` a run that retrieved nothing for a judged query scores 0
+    there, provided the frame holds that query's judgments for the run
+    (:func:`merge_qrels` puts them there). A (run, query) pair that is still missing
+    -- e.g. under ``queries="retrieved"`` -- raises :class:`SchemaError` naming the
+    queries; nothing is dropped silently. Queries without a value for any run
+    (unjudged under ``queries="all"``) are left out, as in :func:`summary`.
+    Differences within 1e-12 of 0 count as ties. Identical runs get p = 1.
+
+    The interval is Student's t interval of the mean difference, or, with
+    ``test="bootstrap"``, the percentile interval of the bootstrap means. Permutation
+    and bootstrap p-values are ``(b + 1) / (n_resamples + 1)``, b the resamples at
+    least as extreme as observed, so they are never 0.
+
+    References
+    ----------
+    Smucker, Allan & Carterette (2007), A comparison of statistical significance tests
+    for information retrieval evaluation, CIKM. Sakai (2014), Statistical reform in
+    information retrieval?, SIGIR Forum. Holm (1979); Benjamini & Hochberg (1995).
+
+    Examples
+    --------
+    >>> import pdireval
+    >>> from pdireval._example import example_frame
+    >>> result = pdireval.compare(example_frame(), ["AP", "P@5"], baseline="system1")
+    >>> result[["run", "baseline", "metric", "delta", "wins", "losses"]].round(4)
+           run baseline metric   delta  wins  losses
+    0  system2  system1     AP -0.1777     0       2
+    1  system2  system1    P@5 -0.1000     1       1
+    """
+    table = evaluate(
+        frame,
+        metrics,
+        columns=columns,
+        queries=queries,
+        max_rank=max_rank,
+        judged_only=judged_only,
+        validate=validate,
+    )
+    return compare_table(
+        table,
+        baseline=baseline,
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        n_resamples=n_resamples,
+        seed=seed,
+    )
+
+
+def per_query(
+    frame: pd.DataFrame,
+    metric: MetricLike,
+    *,
+    baseline: Any = None,
+    columns: Columns = None,
+    queries: QueryPolicy = "judged",
+    max_rank: int | None = None,
+    judged_only: bool = False,
+    validate: bool = True,
+) -> pd.DataFrame:
+    """Per-query values of one metric, run by run, with the differences to a baseline.
+
+    What the mean hides: which queries a run wins and which it loses.
+
+    Parameters
+    ----------
+    frame, columns, queries, max_rank, judged_only, validate
+        As in :func:`evaluate`; the frame needs a run column with at least two runs.
+    metric : str or Metric
+        One metric.
+    baseline : run id, optional
+        The run the others are compared to; the run that sorts first when omitted.
+
+    Returns
+    -------
+    DataFrame
+        One row per query, sorted by the difference of the first other run to the
+        baseline, largest gain first (ties in query order). Columns are (stat, run)
+        pairs: ``("value", run)`` for the baseline then every other run, and
+        ``("delta", run)`` = run - baseline for every other run, so
+        ``result["delta"]`` is a query x run table of differences.
+
+    Raises
+    ------
+    SchemaError
+        As in :func:`compare`.
+
+    Examples
+    --------
+    >>> import pdireval
+    >>> from pdireval._example import example_frame
+    >>> pdireval.per_query(example_frame(), "AP", baseline="system1").round(4)
+    stat      value          delta
+    run     system1 system2 system2
+    query
+    topic2   0.5444  0.4429 -0.1016
+    topic1   0.7750  0.5212 -0.2538
+    """
+    parsed = parse_metrics(metric)
+    if len(parsed) != 1:
+        msg = f"per_query takes one metric, got {[m.label for m in parsed]}"
+        raise MetricError(msg)
+    table = evaluate(
+        frame,
+        parsed,
+        columns=columns,
+        queries=queries,
+        max_rank=max_rank,
+        judged_only=judged_only,
+        validate=validate,
+    )
+    return per_query_table(table, baseline=baseline)
+
+
+def report(
+    frame: pd.DataFrame,
+    metrics: MetricLike | Iterable[MetricLike],
+    *,
+    baseline: Baseline = None,
+    test: Test = "t",
+    correction: Correction | None = "holm",
+    alpha: float = 0.05,
+    n_resamples: int = 10_000,
+    seed: Any = None,
+    columns: Columns = None,
+    queries: QueryPolicy = "judged",
+    max_rank: int | None = None,
+    judged_only: bool = False,
+    validate: bool = True,
+) -> Report:
+    """Evaluate once and build a :class:`~pdireval.report.Report` of the runs.
+
+    Parameters
+    ----------
+    frame, metrics, columns, queries, max_rank, judged_only, validate
+        As in :func:`evaluate`; the frame needs a run column with at least two runs.
+    baseline, test, correction, alpha, n_resamples, seed
+        As in :func:`compare`. The per-query table takes its deltas to ``baseline``
+        (the first of a list; the run that sorts first when ``None``).
+
+    Returns
+    -------
+    Report
+        ``summary`` (mean per run and metric), ``comparison`` (as :func:`compare`),
+        ``per_query`` (as :func:`per_query`, one block per metric) and ``about``;
+        render with ``to_excel(path)``, ``to_latex()``, ``to_markdown()``,
+        ``to_csv(folder)``, or display it in a notebook.
+
+    Raises
+    ------
+    SchemaError, MetricError, MissingDependencyError
+        As in :func:`compare`.
+
+    Examples
+    --------
+    >>> import pdireval
+    >>> from pdireval._example import example_frame
+    >>> rep = pdireval.report(example_frame(), ["AP", "nDCG@10"], baseline="system1")
+    >>> rep
+    <Report: runs ['system1', 'system2'], metrics ['AP', 'nDCG@10'], 2 comparisons>
+    >>> rep.comparison[["run", "metric", "significant"]]
+           run   metric  significant
+    0  system2       AP        False
+    1  system2  nDCG@10        False
+    """
+    parsed = parse_metrics(metrics)
+    table = evaluate(
+        frame,
+        parsed,
+        columns=columns,
+        queries=queries,
+        max_rank=max_rank,
+        judged_only=judged_only,
+        validate=validate,
+    )
+    settings = {"queries": queries, "max_rank": max_rank, "judged_only": judged_only}
+    return build_report(
+        table,
+        parsed,
+        baseline=baseline,
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        n_resamples=n_resamples,
+        seed=seed,
+        settings=settings,
+    )

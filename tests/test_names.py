@@ -242,7 +242,10 @@ def test_unknown_parameter_on_object() -> None:
         ("nDCG(gain='cubic')", r"gain= must be one of \['linear', 'exp'\], got 'cubic'"),
         ("nDCG(gain={0.5: 1})", r"gain= mapping keys must be whole relevance labels, got 0\.5"),
         ("nDCG(gain={1: 'a'})", r"gain= mapping values must be numbers, got 'a' for label 1"),
-        ("nDCG(discount='ln')", r"discount= must be one of \['log2', 'jarvelin'\], got 'ln'"),
+        (
+            "nDCG(discount='ln')",
+            r"discount= must be one of \['log2', 'jarvelin', 'none'\], got 'ln'",
+        ),
         ("nDCG(base=1, discount='jarvelin')", r"base= must be > 1, got 1"),
         ("nDCG(base='e', discount='jarvelin')", r"base= must be a number > 1, got 'e'"),
         ("nDCG(base=10)", r"base= only applies to discount='jarvelin'"),
