@@ -16,13 +16,14 @@ q1      0.5833  0.4796
 
 from __future__ import annotations
 
-from pdireval import metrics
+from pdireval import datasets, metrics
 from pdireval._accessor import IREvalAccessor
 from pdireval._columns import ColumnMap
 from pdireval._errors import MetricError, MissingDependencyError, PdirevalError, SchemaError
 from pdireval.api import (
     ap,
     compare,
+    curve,
     dcg,
     evaluate,
     gmap,
@@ -31,14 +32,18 @@ from pdireval.api import (
     mrr,
     ndcg,
     per_query,
+    pr_curve,
     precision,
     r_precision,
+    rank_correlation,
     recall,
     report,
     rr,
     success,
     summary,
 )
+from pdireval.correlation import kendall, spearman, system_correlation, tau_ap
+from pdireval.io import read_qrels, read_run, write_qrels, write_run
 from pdireval.metrics import Metric, parse_metric
 from pdireval.report import Report
 
@@ -55,9 +60,12 @@ __all__ = [
     "SchemaError",
     "ap",
     "compare",
+    "curve",
+    "datasets",
     "dcg",
     "evaluate",
     "gmap",
+    "kendall",
     "map",
     "merge_qrels",
     "metrics",
@@ -65,11 +73,20 @@ __all__ = [
     "ndcg",
     "parse_metric",
     "per_query",
+    "pr_curve",
     "precision",
     "r_precision",
+    "rank_correlation",
+    "read_qrels",
+    "read_run",
     "recall",
     "report",
     "rr",
+    "spearman",
     "success",
     "summary",
+    "system_correlation",
+    "tau_ap",
+    "write_qrels",
+    "write_run",
 ]

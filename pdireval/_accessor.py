@@ -121,3 +121,15 @@ class IREvalAccessor:
     def success(self, k: int, **options: Any) -> pd.Series:
         """Per-query ``Success@k``; see :func:`pdireval.success`."""
         return api.success(self._obj, k, columns=self._columns, **options)
+
+    def rank_correlation(self, run_a: Any = None, run_b: Any = None, **options: Any) -> pd.Series:
+        """Per-query rank correlation; see :func:`pdireval.rank_correlation`."""
+        return api.rank_correlation(self._obj, run_a, run_b, columns=self._columns, **options)
+
+    def pr_curve(self, **options: Any) -> pd.DataFrame:
+        """Precision-recall curves as a long table; see :func:`pdireval.pr_curve`."""
+        return api.pr_curve(self._obj, columns=self._columns, **options)
+
+    def curve(self, metric: MetricLike, ks: Iterable[int] = range(1, 11), **options: Any):
+        """A metric at several cutoffs as a long table; see :func:`pdireval.curve`."""
+        return api.curve(self._obj, metric, ks, columns=self._columns, **options)

@@ -52,6 +52,10 @@ class Ranked:
         pooled but unjudged documents, as in trec_eval).
     judged_group, judged_label : ndarray
         Group code and label of every judged row, retrieved or not.
+    known, judged_known : ndarray of bool, optional
+        The ``known`` flag (the user already knew the document; user-oriented
+        measures) of each judged retrieved row and of each judged row; all False when
+        the frame has no known column. ``None`` only for arrays built by hand.
     """
 
     n_groups: int
@@ -61,6 +65,8 @@ class Ranked:
     label: FloatArray
     judged_group: IntArray
     judged_label: FloatArray
+    known: np.ndarray | None = None
+    judged_known: np.ndarray | None = None
     _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     def cached(self, key: Any, compute: Any) -> Any:
@@ -203,9 +209,15 @@ def prepare(
     ret_group_sorted = judged_ret_group[in_rank_order]
     position = position[in_rank_order]
     ret_label_sorted = ret_label[judged_ret][in_rank_order]
+    known_flag = None if columns.known is None else known_flags(frame, columns.known)
+    if known_flag is None:  # no per-row work for the common frame without a known column
+        ret_known_sorted = np.zeros(len(in_rank_order), dtype=bool)
+    else:
+        ret_known_sorted = known_flag[retrieved_rows][judged_ret][in_rank_order]
     if judged_only:  # trec_eval -J, after -M: drop unjudged documents and rank again
         kept = ret_label_sorted >= 0
         ret_group_sorted, ret_label_sorted = ret_group_sorted[kept], ret_label_sorted[kept]
+        ret_known_sorted = ret_known_sorted[kept]
         position = positions_in_blocks(block_starts(ret_group_sorted), len(ret_group_sorted))
         num_ret = np.bincount(ret_group_sorted, minlength=n_groups).astype(np.float64)
     judged_rows = np.flatnonzero(judged)
@@ -217,6 +229,10 @@ def prepare(
         label=ret_label_sorted,
         judged_group=group[judged_rows],
         judged_label=label[judged_rows],
+        known=ret_known_sorted,
+        judged_known=(
+            known_flag[judged_rows] if known_flag is not None else np.zeros(len(judged_rows), bool)
+        ),
     )
     keep, blank = _query_policy(ranked, has_retrieved, queries)
     return Prepared(ranked=ranked, index=index, keep=keep, blank=blank)
@@ -363,6 +379,32 @@ def labels_of(values: pd.Series, name: str, validate: bool = True) -> FloatArray
             )
             raise SchemaError(msg)
     return label
+
+
+def known_flags(frame: pd.DataFrame, name: str | None) -> np.ndarray:
+    """The ``known`` column as a bool per row: True/False or 1/0, missing = False.
+
+    All False when the frame has no known column.
+    """
+    if name is None:
+        return np.zeros(len(frame), dtype=bool)
+    values = frame[name]
+    if pd.api.types.is_bool_dtype(values.dtype) and not values.hasnans:
+        return values.to_numpy(dtype=bool)
+    present = values.dropna()
+    if pd.api.types.is_numeric_dtype(values.dtype) or pd.api.types.is_bool_dtype(values.dtype):
+        flags = values.to_numpy(dtype=np.float64, na_value=0.0)
+        bad = flags[(flags != 0) & (flags != 1)]
+    else:
+        bad = [v for v in present.unique()[:50] if not isinstance(v, bool | np.bool_)]
+        flags = values.isin([True]).to_numpy(dtype=bool)
+    if len(bad):
+        msg = (
+            f"column {name!r} (known) must be boolean (True/False or 1/0, missing = False), "
+            f"found {list(bad[:3])}; convert it, e.g. df[{name!r}] == 'yes'"
+        )
+        raise SchemaError(msg)
+    return flags.astype(bool)
 
 
 def _ranks(values: pd.Series, name: str, validate: bool) -> FloatArray:

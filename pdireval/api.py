@@ -26,6 +26,10 @@ from pdireval.compare import (
     per_query_table,
     summary_table,
 )
+from pdireval.correlation import Method
+from pdireval.correlation import rank_correlation as _rank_correlation
+from pdireval.curves import curve as _curve
+from pdireval.curves import pr_curve as _pr_curve
 from pdireval.metrics import AP, DCG, RR, MetricLike, P, R, Rprec, Success, nDCG, parse_metrics
 from pdireval.metrics._base import Metric
 from pdireval.report import Report, build_report
@@ -33,6 +37,7 @@ from pdireval.report import Report, build_report
 __all__ = [
     "ap",
     "compare",
+    "curve",
     "dcg",
     "evaluate",
     "gmap",
@@ -41,8 +46,10 @@ __all__ = [
     "mrr",
     "ndcg",
     "per_query",
+    "pr_curve",
     "precision",
     "r_precision",
+    "rank_correlation",
     "recall",
     "report",
     "rr",
@@ -581,3 +588,30 @@ def report(
         seed=seed,
         settings=settings,
     )
+
+
+def rank_correlation(
+    frame: pd.DataFrame,
+    run_a: Any = None,
+    run_b: Any = None,
+    *,
+    method: Method = "kendall",
+    columns: Columns = None,
+) -> pd.Series:
+    """Per-query rank correlation of two runs, or of a run and the ideal ordering by label.
+
+    See :func:`pdireval.correlation.rank_correlation`.
+    """
+    return _rank_correlation(frame, run_a, run_b, method=method, columns=columns)
+
+
+def pr_curve(frame: pd.DataFrame, **options: Any) -> pd.DataFrame:
+    """Precision-recall curve per query as a long table; see :func:`pdireval.curves.pr_curve`."""
+    return _pr_curve(frame, **options)
+
+
+def curve(
+    frame: pd.DataFrame, metric: MetricLike, ks: Iterable[int] = range(1, 11), **options: Any
+) -> pd.DataFrame:
+    """A metric at several cutoffs as a long table; see :func:`pdireval.curves.curve`."""
+    return _curve(frame, metric, ks, **options)

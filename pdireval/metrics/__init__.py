@@ -11,23 +11,47 @@ from pdireval.metrics._parse import MetricLike, parse_metric, parse_metrics
 from pdireval.metrics.average_precision import AP
 from pdireval.metrics.bpref import Bpref
 from pdireval.metrics.counts import NumNonRelJudgedRet, NumRel, NumRelRet, NumRet
-from pdireval.metrics.dcg import DCG, nDCG
+from pdireval.metrics.dcg import DCG, Rndcg, nDCG, nDCGRel
+from pdireval.metrics.err import ERR
+from pdireval.metrics.gain import G, binG
+from pdireval.metrics.inferred import infAP
 from pdireval.metrics.interpolated import IPrec, iAP
+from pdireval.metrics.judged import Judged
 from pdireval.metrics.precision import P, RelP, Rprec
+from pdireval.metrics.rank_biased import RBP, RBPResidual
 from pdireval.metrics.recall import R
 from pdireval.metrics.reciprocal_rank import RR, Success
+from pdireval.metrics.search_length import SearchLength
 from pdireval.metrics.set_based import SetAP, SetF, SetP, SetR, SetRelP
+from pdireval.metrics.user import (
+    ESL,
+    Coverage,
+    Frustration,
+    Novelty,
+    RecallEffort,
+    RelativeRecall,
+    Satisfaction,
+)
+from pdireval.metrics.utility import Utility
 
 __all__ = [
     "AP",
     "DCG",
+    "ERR",
+    "ESL",
+    "RBP",
     "REGISTRY",
     "RR",
     "Bpref",
+    "Coverage",
     "Family",
+    "Frustration",
+    "G",
     "IPrec",
+    "Judged",
     "Metric",
     "MetricLike",
+    "Novelty",
     "NumNonRelJudgedRet",
     "NumRel",
     "NumRelRet",
@@ -35,16 +59,26 @@ __all__ = [
     "P",
     "Param",
     "R",
+    "RBPResidual",
+    "RecallEffort",
     "RelP",
+    "RelativeRecall",
+    "Rndcg",
     "Rprec",
+    "Satisfaction",
+    "SearchLength",
     "SetAP",
     "SetF",
     "SetP",
     "SetR",
     "SetRelP",
     "Success",
+    "Utility",
+    "binG",
     "iAP",
+    "infAP",
     "nDCG",
+    "nDCGRel",
     "parse_metric",
     "parse_metrics",
 ]

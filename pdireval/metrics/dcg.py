@@ -18,6 +18,7 @@ from pdireval.metrics._base import (
     register,
     rel_param,
 )
+from pdireval.metrics._segments import group_cumsum, last_at_or_before
 
 GainSpec = str | tuple[tuple[int, float], ...]
 
@@ -116,6 +117,70 @@ def _ndcg(ranked: Ranked, **options: Any) -> np.ndarray:
     return safe_divide(_dcg(ranked, **options), _ideal_dcg(ranked, **options))
 
 
+def _ideal_cumulative(ranked: Ranked, gain: GainSpec, rel: int, discount: str, base: float):
+    """Ideal rows (group, position) with the ideal DCG at each, and the count per group."""
+
+    def compute() -> tuple[np.ndarray, ...]:
+        group, gains, position = _ideal(ranked, gain, rel)
+        dcg = group_cumsum(gains / _discount(position, discount, base), group)
+        return group, position, dcg, np.bincount(group, minlength=ranked.n_groups)
+
+    return ranked.cached(("ideal_dcg_rows", gain, rel, discount, base), compute)
+
+
+def _counted_dcg(ranked: Ranked, k: int | None, rel: int, gain: GainSpec, discount, base):
+    """Rows with a non-zero gain (within k), their gains and the DCG down to each."""
+    gains = ranked.cached(
+        ("gains", gain, rel), lambda: _gains(ranked.label, gain, rel, ranked.judged_label)
+    )
+    counted = gains != 0
+    if k is not None:
+        counted &= ranked.position <= k
+    group, position, gains = ranked.group[counted], ranked.position[counted], gains[counted]
+    dcg = group_cumsum(gains / _discount(position, discount, base), group)
+    return group, position, gains, dcg
+
+
+def _ndcg_at_relevant(ranked: Ranked, *, k: int | None, rel: int, gain, discount, base):
+    """trec_eval ndcg_rel: nDCG at the rank of each relevant document, averaged over them."""
+    ideal_group, ideal_position, ideal_dcg, n_relevant = _ideal_cumulative(
+        ranked, gain, rel, discount, base
+    )
+    group, position, _, dcg = _counted_dcg(ranked, k, rel, gain, discount, base)
+    at_rank = last_at_or_before(ideal_group, ideal_position, ideal_dcg, group, position)
+    total = np.bincount(group, weights=dcg / at_rank, minlength=ranked.n_groups)
+    # Relevant documents not retrieved (within k) score the nDCG of the whole ranking.
+    missed = n_relevant - np.bincount(group, minlength=ranked.n_groups)
+    full = _dcg(ranked, k=k, rel=rel, gain=gain, discount=discount, base=base)
+    ideal = _ideal_dcg(ranked, k=None, rel=rel, gain=gain, discount=discount, base=base)
+    total = total + missed * safe_divide(full, ideal)
+    return safe_divide(total, n_relevant)
+
+
+def _r_ndcg(ranked: Ranked, *, k: None, rel: int, gain: GainSpec) -> np.ndarray:
+    """trec_eval Rndcg: nDCG averaged at the ranks where the ideal gain drops."""
+    discount, base = "log2", 2
+    ideal_group, ideal_position, ideal_dcg, n_relevant = _ideal_cumulative(
+        ranked, gain, rel, discount, base
+    )
+    _, ideal_gains, _ = _ideal(ranked, gain, rel)
+    group, position, _, dcg = _counted_dcg(ranked, None, rel, gain, discount, base)
+    # An R level ends where the next ideal row has a smaller gain or another query.
+    ends = np.ones(len(ideal_group), dtype=bool)
+    ends[:-1] = (ideal_group[1:] != ideal_group[:-1]) | (ideal_gains[1:] != ideal_gains[:-1])
+    level_group, level_rank = ideal_group[ends], ideal_position[ends]
+    results = last_at_or_before(group, position, dcg, level_group, level_rank)
+    total = np.bincount(level_group, weights=results / ideal_dcg[ends], minlength=ranked.n_groups)
+    points = np.bincount(level_group, minlength=ranked.n_groups).astype(np.float64)
+    # trec_eval adds the nDCG of the whole ranking when it goes on past the ideal
+    # ranking's last positive gain by two documents or more.
+    tail = (n_relevant > 0) & (ranked.num_ret >= n_relevant + 2)
+    full = _dcg(ranked, k=None, rel=rel, gain=gain, discount=discount, base=base)
+    ideal = _ideal_dcg(ranked, k=None, rel=rel, gain=gain, discount=discount, base=base)
+    total = total + np.where(tail, safe_divide(full, ideal), 0.0)
+    return safe_divide(total, points + tail)
+
+
 def _check_base(options: dict[str, Any]) -> None:
     if options.get("discount", "none") != "jarvelin" and options["base"] != 2:
         msg = "base= only applies to discount='jarvelin'; the 'log2' discount is log2(rank + 1)"
@@ -182,6 +247,49 @@ nDCG = register(
         when the ideal DCG is 0. Gain and discount options are those of ``DCG``.
         trec_eval's ``ndcg`` ignores the relevance level (-l); here ``rel=`` zeroes the
         gain of labels below it, which changes nothing at the default rel=1.
+        """,
+    )
+)
+
+nDCGRel = register(
+    Family(
+        "nDCGRel",
+        _ndcg_at_relevant,
+        params=_dcg_params(),
+        cutoff="optional",
+        aliases=("ndcg_rel",),
+        constraint=_check_base,
+        doc="""nDCG averaged at the relevant documents (trec_eval ``ndcg_rel``).
+
+        The mean, over the judged documents with a positive gain (R of them), of nDCG
+        at the rank of each: ``DCG@r_i / IDCG@r_i`` for a relevant document retrieved at
+        rank r_i, and the nDCG of the whole ranking (``DCG / IDCG``) for each one not
+        retrieved; 0 when R = 0. With ``@k`` the ranking is cut at k first (trec_eval
+        ``-M k``): relevant documents below k count as not retrieved. Gain and discount
+        options are those of ``nDCG``; like ``ndcg_rel`` it ignores the relevance level
+        beyond ``rel=`` zeroing the gains below it (no change at rel=1).
+        """,
+    )
+)
+
+Rndcg = register(
+    Family(
+        "Rndcg",
+        _r_ndcg,
+        params=_dcg_params()[:2],
+        aliases=("r_ndcg",),
+        doc="""nDCG averaged at the R levels of the ideal ranking (trec_eval ``Rndcg``).
+
+        Sort the judged documents by decreasing gain; an R level is a rank where the
+        ideal gain drops (the number of documents at each positive gain and above: with
+        5 documents of gain 3, 3 of gain 2 and 10 of gain 1 the levels are 5, 8, 18).
+        Rndcg is the mean of ``DCG@c / IDCG@c`` over these levels c and, when the
+        ranking goes on at least two documents past the last level, of the nDCG of the
+        whole ranking (trec_eval's "implied R level at num_retrieved", with its exact
+        boundary). Discount log2(rank + 1); gains as in ``nDCG``. 0 when no judged
+        document has a positive gain. trec_eval ignores -l except that a query without
+        a document at the relevance level scores 0; here ``rel=`` zeroes the gains
+        below it instead, which is the same at rel=1.
         """,
     )
 )

@@ -1,0 +1,502 @@
+"""The ``pdireval`` command line: trec_eval's output for TREC files, and tables of runs.
+
+Usage::
+
+    pdireval QRELS RUN [RUN ...] [-m MEASURE ...] [-q] [-c] [-n] [-l LEVEL] [-M DEPTH] [-J]
+             [--format trec|table|csv|json|markdown|latex|xlsx] [-o FILE] [--baseline RUN]
+    pdireval demo        # evaluate and compare the built-in example collection
+
+With one run, the default ``--format trec`` prints what trec_eval 9.0.8 prints, line for
+line, for the measures pdireval has. Options follow trec_eval: ``-q`` per-query lines,
+``-c`` average over every judged topic (``queries="judged"``; otherwise the topics that
+retrieved something), ``-n`` no summary lines, ``-l`` relevance level, ``-M`` evaluation
+depth, ``-J`` judged documents only. Measures are trec_eval names and nicknames
+(``official`` -- the default --, ``all_trec``, ``map``, ``P.5,10``, ``ndcg_cut.10``) or
+pdireval names (``nDCG@10``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from pdireval._errors import MetricError, PdirevalError
+from pdireval.metrics import Metric, parse_metric
+
+__all__ = ["main"]
+
+_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+#: trec_eval measure families in trec_eval's print order -> (pdireval name, default params).
+#: ``{}`` in the pdireval name takes the parameter; ``None`` marks a summary-only measure.
+_TREC: dict[str, tuple[str | None, tuple[float, ...]]] = {
+    "runid": (None, ()),
+    "num_q": (None, ()),
+    "num_ret": ("NumRet", ()),
+    "num_rel": ("NumRel", ()),
+    "num_rel_ret": ("NumRelRet", ()),
+    "map": ("AP", ()),
+    "gm_map": ("AP", ()),
+    "Rprec": ("Rprec", ()),
+    "bpref": ("Bpref", ()),
+    "recip_rank": ("RR", ()),
+    "iprec_at_recall": ("IPrec@{}", tuple(i / 10 for i in range(11))),
+    "P": ("P@{}", _CUTOFFS),
+    "recall": ("R@{}", _CUTOFFS),
+    "gm_bpref": ("Bpref", ()),
+    "Rprec_mult": ("Rprec(mult={})", tuple(i / 5 for i in range(1, 11))),
+    "11pt_avg": ("iAP", ()),
+    "ndcg": ("nDCG", ()),
+    "ndcg_cut": ("nDCG@{}", _CUTOFFS),
+    "map_cut": ("AP@{}", _CUTOFFS),
+    "relative_P": ("RelP@{}", _CUTOFFS),
+    "success": ("Success@{}", (1, 5, 10)),
+    "set_P": ("SetP", ()),
+    "set_relative_P": ("SetRelP", ()),
+    "set_recall": ("SetR", ()),
+    "set_map": ("SetAP", ()),
+    "set_F": ("SetF", ()),
+    "num_nonrel_judged_ret": ("NumNonRelJudgedRet", ()),
+}
+_ORDER = {name: position for position, name in enumerate(_TREC)}
+_OFFICIAL = [
+    "runid",
+    "num_q",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "map",
+    "gm_map",
+    "Rprec",
+    "bpref",
+    "recip_rank",
+    "iprec_at_recall",
+    "P",
+]
+_COUNTS = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
+_GEOMETRIC = {"gm_map", "gm_bpref"}
+_COMPACT = ("AP", "nDCG@10", "P@10", "R@100", "RR", "Rprec")
+_FORMATS = ("trec", "table", "csv", "json", "markdown", "latex", "xlsx")
+
+
+@dataclass(frozen=True)
+class _Measure:
+    """One output line's measure: printed name, pdireval metric, kind of summary."""
+
+    name: str
+    metric: Metric | None  # None: runid / num_q
+    order: tuple[int, int]
+    summary: str = "mean"  # "mean", "sum", "gmean", "runid", "num_q"
+    leveled: bool = True  # -l applies (trec_eval's ndcg measures ignore the level)
+
+
+class _UsageError(Exception):
+    """Bad command-line input (exit status 2)."""
+
+
+def _trec_name(family: str, value: float | None) -> str:
+    if value is None:
+        return family
+    if family in ("iprec_at_recall", "Rprec_mult"):
+        return f"{family}_{value:.2f}"
+    return f"{family}_{value:g}"
+
+
+def _trec_measures(family: str, params: str | None) -> list[_Measure]:
+    spelled, defaults = _TREC[family]
+    if params is not None and not defaults:
+        msg = f"trec_eval measure {family!r} takes no parameters (got {family}.{params})"
+        raise MetricError(msg)
+    if params:
+        try:
+            # trec_eval sorts the parameters ascending
+            values: tuple[float | None, ...] = tuple(
+                sorted({float(p) for p in params.split(",") if p})
+            )
+        except ValueError:
+            msg = f"cannot read the parameters of {family}.{params}; write e.g. P.5,10"
+            raise MetricError(msg) from None
+    else:
+        values = defaults or (None,)
+    out = []
+    for index, value in enumerate(values):
+        name = _trec_name(family, value)
+        if spelled is None:
+            out.append(_Measure(name, None, (_ORDER[family], index), family))
+            continue
+        text = spelled.format(f"{value:g}" if value is not None else "")
+        metric = parse_metric(text)
+        kind = "sum" if family in _COUNTS else "gmean" if family in _GEOMETRIC else "mean"
+        leveled = family not in ("ndcg", "ndcg_cut")
+        out.append(_Measure(name, metric, (_ORDER[family], index), kind, leveled))
+    return out
+
+
+def parse_measures(specs: Sequence[str]) -> list[_Measure]:
+    """Turn ``-m`` arguments into measures, in trec_eval's print order, duplicates dropped."""
+    measures: list[_Measure] = []
+    for position, spec in enumerate(specs):
+        if spec in ("official", "all_trec"):
+            families = _OFFICIAL if spec == "official" else list(_TREC)
+            for family in families:
+                measures.extend(_trec_measures(family, None))
+            continue
+        family, dot, params = spec.partition(".")
+        if family in _TREC:
+            measures.extend(_trec_measures(family, params if dot else None))
+            continue
+        metric = parse_metric(spec)  # a pdireval name; raises MetricError with a hint
+        metric.validate()
+        measures.append(_Measure(metric.label, metric, (len(_TREC), position)))
+    unique = {(m.name, m.summary): m for m in measures}
+    return sorted(unique.values(), key=lambda m: m.order)
+
+
+def _metric(measure: _Measure, level: int | None) -> Metric:
+    """The measure's metric with ``rel=level`` where -l applies."""
+    metric = measure.metric
+    if metric is None:  # runid / num_q: never evaluated
+        msg = f"{measure.name} is not a per-query measure"
+        raise MetricError(msg)
+    if level is None or not measure.leveled or "rel" not in metric.family.params:
+        return metric
+    params = tuple((k, level if k == "rel" else v) for k, v in metric.params)
+    return Metric(metric.family, params, metric.k)
+
+
+def _metrics(measures: list[_Measure], level: int | None) -> list[Metric]:
+    return list(dict.fromkeys(_metric(m, level) for m in measures if m.metric))
+
+
+# --------------------------------------------------------------------------- evaluation
+
+
+def _evaluate(frame: pd.DataFrame, measures: list[_Measure], args: argparse.Namespace):
+    """Per-query values (index (run, query)) with one column per measure name."""
+    import pdireval
+
+    metrics = {m.name: _metric(m, args.level) for m in measures if m.metric}
+    unique = list(dict.fromkeys(metrics.values()))
+    values = pdireval.evaluate(
+        frame,
+        unique,
+        queries="judged" if args.complete else "retrieved",
+        max_rank=args.max_rank,
+        judged_only=args.judged_only,
+    )
+    return pd.DataFrame({name: values[metric.label] for name, metric in metrics.items()})
+
+
+def _summarise(values: pd.DataFrame, measures: list[_Measure]) -> pd.DataFrame:
+    """One row per run, a column per measure, aggregated as trec_eval aggregates."""
+    rows = {}
+    for run, block in values.groupby(level="run", sort=True):
+        row: dict[str, object] = {}
+        for m in measures:
+            if m.summary == "runid":
+                row[m.name] = run
+            elif m.summary == "num_q":
+                row[m.name] = len(block)
+            else:
+                column = block[m.name].to_numpy(dtype=np.float64)
+                if m.summary == "sum":
+                    row[m.name] = round(math.fsum(column))
+                elif m.summary == "gmean":
+                    logs = np.log(np.maximum(column, 1e-5))
+                    row[m.name] = math.exp(math.fsum(logs) / len(column)) if len(column) else 0.0
+                else:
+                    row[m.name] = math.fsum(column) / len(column) if len(column) else 0.0
+        rows[run] = row
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    table.index.name = "run"
+    return table
+
+
+def _value(measure: _Measure, value: object) -> str:
+    if measure.summary in ("runid",):
+        return str(value)
+    if measure.summary in ("num_q", "sum") or measure.name in _COUNTS:
+        return str(round(float(value)))  # type: ignore[arg-type]
+    return f"{float(value):.4f}"  # type: ignore[arg-type]
+
+
+def _trec_lines(run, values, summary, measures, retrieved, args) -> list[str]:
+    lines = []
+    if args.per_query:
+        block = values.xs(run, level="run")
+        queries = sorted(str(q) for q in block.index if (run, q) in retrieved)
+        by_text = {str(q): q for q in block.index}
+        for query in queries:
+            for m in measures:
+                if m.summary in ("runid", "num_q", "gmean"):
+                    continue
+                shown = _value(m, block.at[by_text[query], m.name])
+                lines.append(f"{m.name:<22}\t{query}\t{shown}")
+    if not args.no_summary:
+        for m in measures:
+            lines.append(f"{m.name:<22}\tall\t{_value(m, summary.at[run, m.name])}")
+    return lines
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, set]:
+    from pdireval._merge import merge_qrels
+    from pdireval.io import read_qrels, read_run
+
+    qrels = read_qrels(args.qrels)
+    runs = [read_run(path) for path in args.runs]
+    names = [name for run in runs for name in run["run"].unique()]
+    if len(set(names)) != len(names):  # e.g. two files tagged STANDARD: name runs by file
+        runs = [run.assign(run=Path(path).name) for run, path in zip(runs, args.runs, strict=True)]
+        names = [Path(path).name for path in args.runs]
+        if len(set(names)) != len(names):
+            msg = f"two runs share the tag and the file name {names}; rename one"
+            raise _UsageError(msg)
+    run = pd.concat(runs, ignore_index=True)
+    retrieved = set(zip(run["run"], run["query"], strict=True))
+    return merge_qrels(run, qrels), retrieved
+
+
+def _pdireval_labels(measures: list[_Measure]) -> dict[str, str]:
+    """Column names for the table formats: pdireval labels, ``gmean(...)`` for gm_*."""
+    labels = {}
+    for m in measures:
+        if m.metric is None:
+            continue
+        label = m.metric.label
+        labels[m.name] = f"gmean({label})" if m.summary == "gmean" else label
+    return labels
+
+
+def _write(text: str | bytes, output: str | None) -> None:
+    if output is None:
+        sys.stdout.write(text if isinstance(text, str) else text.decode())
+        return
+    mode = "wb" if isinstance(text, bytes) else "w"
+    with open(output, mode) as handle:
+        handle.write(text)
+
+
+def _run_eval(args: argparse.Namespace) -> int:
+    import pdireval
+
+    fmt = args.format or ("trec" if len(args.runs) == 1 else "table")
+    default = ["official"] if fmt == "trec" else list(_COMPACT)
+    measures = parse_measures(args.measures or default)
+    frame, retrieved = _load(args)
+    if args.baseline is not None and args.baseline not in set(frame["run"]):
+        msg = f"--baseline {args.baseline!r} is not a run tag; tags: {sorted(set(frame['run']))}"
+        raise _UsageError(msg)
+    values = _evaluate(frame, measures, args)
+    summary = _summarise(values, measures)
+    if fmt == "trec":
+        lines = []
+        for run in summary.index:
+            lines.extend(_trec_lines(run, values, summary, measures, retrieved, args))
+        _write("".join(line + "\n" for line in lines), args.output)
+        if args.baseline is not None:
+            print(_comparison_text(frame, measures, args), file=sys.stderr)
+        return 0
+    labels = _pdireval_labels(measures)
+    table = (values if args.per_query else summary)[list(labels)].rename(columns=labels)
+    comparison = None
+    if args.baseline is not None:
+        comparison = _comparison(frame, measures, args)
+    if fmt == "table":
+        text = table.to_string(float_format=lambda v: f"{v:.4f}") + "\n"
+        if comparison is not None:
+            text += f"\nCompared with {args.baseline}:\n" + comparison.to_string(index=False)
+            text += "\n"
+        _write(text, args.output)
+    elif fmt == "csv":
+        _write((comparison if comparison is not None else table).to_csv(), args.output)
+    elif fmt == "json":
+        payload = {
+            "summary" if not args.per_query else "per_query": json.loads(
+                table.reset_index().to_json(orient="records")
+            )
+        }
+        if comparison is not None:
+            payload["comparison"] = json.loads(comparison.to_json(orient="records"))
+        _write(json.dumps(payload, indent=2) + "\n", args.output)
+    else:
+        if fmt == "xlsx" and args.output is None:
+            raise _UsageError("--format xlsx needs an output file: -o results.xlsx")
+        if summary.shape[0] < 2:
+            msg = (
+                f"--format {fmt} writes a comparison report of two or more runs; "
+                "for one run use --format table, csv or json"
+            )
+            raise _UsageError(msg)
+        metrics = _metrics(measures, args.level)
+        report = pdireval.report(
+            frame,
+            metrics,
+            baseline=args.baseline,
+            queries="judged" if args.complete else "retrieved",
+            max_rank=args.max_rank,
+            judged_only=args.judged_only,
+        )
+        if fmt == "markdown":
+            _write(report.to_markdown() + "\n", args.output)
+        elif fmt == "latex":
+            _write(report.to_latex() + "\n", args.output)
+        else:
+            report.to_excel(args.output)
+    return 0
+
+
+def _comparison(frame: pd.DataFrame, measures: list[_Measure], args) -> pd.DataFrame:
+    import pdireval
+
+    metrics = _metrics(measures, args.level)
+    result = pdireval.compare(
+        frame,
+        metrics,
+        baseline=args.baseline,
+        queries="judged" if args.complete else "retrieved",
+        max_rank=args.max_rank,
+        judged_only=args.judged_only,
+    )
+    keep = ["run", "metric", "mean", "baseline_mean", "delta", "p_value", "p_adjusted"]
+    return result[[*keep, "significant", "wins", "ties", "losses"]].round(4)
+
+
+def _comparison_text(frame, measures, args) -> str:
+    return f"Compared with {args.baseline}:\n" + _comparison(frame, measures, args).to_string(
+        index=False
+    )
+
+
+def demo(output=None) -> int:
+    """Evaluate and compare the three runs of the built-in example collection."""
+    import pdireval
+    from pdireval.datasets import example
+
+    out = output or sys.stdout
+    frame = example()
+    metrics = list(_COMPACT)
+    print("pdireval demo: 50 topics, graded judgments, three runs (pdireval.datasets)\n", file=out)
+    with pd.option_context("display.width", 120):
+        summary = frame.ireval.summary(metrics).loc[["strong", "medium", "weak"]]
+        print("Mean over topics (AP column = MAP, RR column = MRR)\n", file=out)
+        print(summary.to_string(float_format=lambda v: f"{v:.4f}"), file=out)
+        values = frame.ireval.evaluate(metrics)
+        base = values.xs("medium", level="run")
+        rows = []
+        for run in ("strong", "weak"):
+            delta = values.xs(run, level="run") - base
+            for metric in metrics:
+                d = delta[metric]
+                rows.append((run, metric, d.mean(), int((d > 1e-12).sum()),
+                             int((d.abs() <= 1e-12).sum()), int((d < -1e-12).sum())))  # fmt: skip
+        table = pd.DataFrame(rows, columns=["run", "metric", "delta", "wins", "ties", "losses"])
+        try:
+            compared = pdireval.compare(frame, metrics, baseline="medium", test="t")
+            p = compared.set_index(["run", "metric"])["p_adjusted"]
+            table["p (t, holm)"] = [
+                p[(run, metric)] for run, metric in zip(table["run"], table["metric"], strict=True)
+            ]
+        except ImportError:
+            table["p (t, holm)"] = np.nan
+            note = "(install scipy -- pip install 'pdireval[stats]' -- for p-values)"
+            print(f"\n{note}", file=out)
+        print("\nEach run against 'medium' (per-topic differences)\n", file=out)
+        print(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"), file=out)
+    print(f"\npdireval {pdireval.__version__} -- try: pdireval QRELS RUN -q -m map", file=out)
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="pdireval",
+        description=(
+            "Evaluate TREC runs against qrels; with one run the default output is "
+            "trec_eval's. 'pdireval demo' evaluates the built-in example collection."
+        ),
+    )
+    parser.add_argument("qrels", help="qrels file: qid iter docno rel (.gz allowed)")
+    parser.add_argument("runs", nargs="+", help="run file(s): qid Q0 docno rank score tag")
+    parser.add_argument(
+        "-m",
+        dest="measures",
+        action="append",
+        metavar="MEASURE",
+        help="measure: trec_eval name or nickname (official, all_trec, map, P.5,10, "
+        "ndcg_cut.10) or pdireval name (nDCG@10); repeat for several (default: official)",
+    )
+    parser.add_argument("-q", dest="per_query", action="store_true", help="per-query values")
+    parser.add_argument(
+        "-c", dest="complete", action="store_true",
+        help="average over every judged topic; topics that retrieved nothing score 0",
+    )  # fmt: skip
+    parser.add_argument("-n", dest="no_summary", action="store_true", help="no summary lines")
+    parser.add_argument(
+        "-l",
+        dest="level",
+        type=int,
+        metavar="LEVEL",
+        help="relevance level: labels >= LEVEL are relevant (default 1)",
+    )
+    parser.add_argument(
+        "-M",
+        dest="max_rank",
+        type=int,
+        metavar="DEPTH",
+        help="evaluate only the top DEPTH documents of each ranking",
+    )
+    parser.add_argument(
+        "-J",
+        dest="judged_only",
+        action="store_true",
+        help="drop unjudged retrieved documents before evaluating",
+    )
+    parser.add_argument(
+        "--format",
+        choices=_FORMATS,
+        help="output format (default: trec for one run, table for several)",
+    )
+    parser.add_argument("-o", dest="output", metavar="FILE", help="write to FILE")
+    parser.add_argument("--baseline", metavar="RUN", help="compare every run with this run tag")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status (0 ok, 1 bad input, 2 bad usage).
+
+    Examples
+    --------
+    >>> from pdireval.cli import main
+    >>> main(["demo"])  # doctest: +ELLIPSIS
+    pdireval demo: 50 topics, ...
+    0
+    """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if not argv or argv == ["demo"]:
+            return demo()
+        args = _parser().parse_args(argv)
+        return _run_eval(args)
+    except BrokenPipeError:  # e.g. pdireval demo | head
+        sys.stderr.close()
+        return 0
+    except _UsageError as error:
+        print(f"pdireval: error: {error}", file=sys.stderr)
+        return 2
+    except (PdirevalError, ValueError, OSError, ImportError) as error:
+        print(f"pdireval: error: {error}", file=sys.stderr)
+        return 1
+
+
+def console() -> None:  # pragma: no cover - the console-script entry point
+    """Entry point of the ``pdireval`` console script."""
+    raise SystemExit(main())

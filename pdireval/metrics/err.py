@@ -1,0 +1,72 @@
+"""Expected reciprocal rank (Chapelle et al. 2009): ``ERR``/``ERR@k``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from pdireval._ranking import Ranked
+from pdireval.metrics._base import Family, Param, integer_at_least, register, rel_param
+from pdireval.metrics._segments import group_cumsum
+
+
+def _optional_label(name: str, value: Any) -> int | None:
+    return None if value is None else integer_at_least(1)(name, value)
+
+
+def _err(ranked: Ranked, *, k: int | None, rel: int, max_label: int | None) -> np.ndarray:
+    if max_label is None:  # the largest judged label of each query
+        top = np.zeros(ranked.n_groups)
+        judged = ranked.judged_label >= 0
+        np.maximum.at(top, ranked.judged_group[judged], ranked.judged_label[judged])
+    else:
+        top = np.full(ranked.n_groups, float(max_label))
+    counted = ranked.relevant(rel)  # cached: never modify it in place
+    if k is not None:
+        counted = counted & (ranked.position <= k)
+    group = ranked.group[counted]
+    grade = np.minimum(ranked.label[counted], top[group])
+    stop = (np.exp2(grade) - 1.0) / np.exp2(top[group])  # R_i, < 1
+    # prod_{j<i} (1 - R_j) inside the query, as exp of a running sum of logs; rows with
+    # R = 0 (not relevant, unjudged) multiply by 1 and are left out.
+    log_going_on = np.log1p(-stop)
+    before = group_cumsum(log_going_on, group) - log_going_on
+    weights = stop * np.exp(before) / ranked.position[counted]
+    return np.bincount(group, weights=weights, minlength=ranked.n_groups)
+
+
+ERR = register(
+    Family(
+        "ERR",
+        _err,
+        params=(
+            rel_param(),
+            Param(
+                "max_label",
+                None,
+                _optional_label,
+                "g_max of R = (2^g - 1) / 2^g_max; default: the largest judged label of the query",
+            ),
+        ),
+        cutoff="optional",
+        aliases=("expected_reciprocal_rank",),
+        cutoff_aliases=("err",),
+        doc="""Expected reciprocal rank (Chapelle et al. 2009), of the top k with ``ERR@k``.
+
+        A cascade user stops at position i with probability
+        ``R_i = (2^g_i - 1) / 2^g_max`` and ``ERR = sum_i (1 / i) R_i prod_{j<i} (1 - R_j)``.
+        g_i is the label (0 for labels below rel, negative or missing). g_max is
+        ``max_label=`` when given (labels above it count as g_max), else the largest
+        judged label of the query -- so ERR of a query is comparable across runs but
+        not across queries with different label ranges; set ``max_label=`` to the top
+        grade of the relevance scale (e.g. 4 for the 0..4 web-track scale) to follow the
+        paper exactly. 0 when the query has no label >= rel.
+
+        References
+        ----------
+        O. Chapelle, D. Metzler, Y. Zhang and P. Grinspan. Expected reciprocal rank for
+        graded relevance. CIKM 2009.
+        """,
+    )
+)

@@ -1,0 +1,233 @@
+"""Issue 4's measures by hand and against slow per-query references.
+
+Judged@k, RBP/RBPResidual and ERR@k have no trec_eval 9.0.8 counterpart: they are
+checked on small hand-computed rankings and against the loops below on the
+adversarial generator. The trec_eval measures (infAP, Utility, G, binG, nDCGRel,
+Rndcg) get hand-computed cases here and parity in ``test_parity_more.py``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from adversarial import adversarial_case
+
+import pdireval
+from pdireval import MetricError
+
+LOG2_3 = math.log2(3)
+
+
+def _ranking(labels: list[float | None], unretrieved: list[int] = ()) -> pd.DataFrame:
+    """One query: the labels in rank order (None = unjudged), then unretrieved judged docs."""
+    rows = [(f"d{i}", i, label) for i, label in enumerate(labels, start=1)]
+    rows += [(f"u{i}", None, label) for i, label in enumerate(unretrieved)]
+    frame = pd.DataFrame(rows, columns=["doc", "rank", "rel"]).assign(query="q")
+    return frame.astype({"rank": "Float64", "rel": "Float64"})
+
+
+def _value(frame: pd.DataFrame, metric: str, **options) -> float:
+    return float(pdireval.evaluate(frame, metric, **options).iloc[0, 0])
+
+
+#: Ranks 1..4 labelled 1, 0, unjudged, 2, and a relevant document (label 1) not retrieved.
+EXAMPLE = _ranking([1, 0, None, 2], unretrieved=[1])
+
+
+# --------------------------------------------------------------------------- Judged@k
+
+
+def test_judged_at_k() -> None:
+    """Unjudged and negatively labelled (pooled, unjudged) documents count as not judged."""
+    frame = _ranking([1, None, -1, 0, 2])
+    assert _value(frame, "Judged@1") == 1.0
+    assert _value(frame, "Judged@3") == pytest.approx(1 / 3)
+    assert _value(frame, "Judged@5") == pytest.approx(3 / 5)
+    assert _value(frame, "Judged@10") == pytest.approx(3 / 10)  # divided by k, like P@k
+    assert _value(frame, "Judged") == pytest.approx(3 / 5)  # divided by the number retrieved
+    assert _value(frame, "judged_5") == _value(frame, "Judged@5")
+    # judged_only drops the unjudged documents: all that is left is judged.
+    assert _value(frame, "Judged@2", judged_only=True) == 1.0
+    assert _value(frame, "Judged@5", judged_only=True) == pytest.approx(3 / 5)
+
+
+# --------------------------------------------------------------------------- RBP
+
+
+def test_rbp_and_residual_by_hand() -> None:
+    """Relevant at ranks 1 and 4, ranks 1, 2, 4 judged: p = 0.8."""
+    assert _value(EXAMPLE, "RBP") == pytest.approx(0.2 * (1 + 0.8**3))
+    assert _value(EXAMPLE, "RBP(p=0.5)") == pytest.approx(0.5 * (1 + 0.5**3))
+    assert _value(EXAMPLE, "RBP(rel=2)") == pytest.approx(0.2 * 0.8**3)
+    assert _value(EXAMPLE, "RBP@3") == pytest.approx(0.2)
+    # Residual: the unjudged rank 3 and everything past rank 4.
+    assert _value(EXAMPLE, "RBPResidual") == pytest.approx(0.2 * 0.8**2 + 0.8**4)
+    assert _value(EXAMPLE, "RBPResidual@2") == pytest.approx(0.8**2)
+    assert _value(EXAMPLE, "rbp_resid") == _value(EXAMPLE, "RBPResidual")
+
+
+def test_rbp_of_an_all_relevant_ranking() -> None:
+    """n relevant documents: RBP = 1 - p^n and the residual is the tail p^n."""
+    frame = _ranking([1] * 5)
+    assert _value(frame, "RBP(p=0.9)") == pytest.approx(1 - 0.9**5)
+    assert _value(frame, "RBPResidual(p=0.9)") == pytest.approx(0.9**5)
+
+
+@pytest.mark.parametrize("p", [0, 1, 1.5, -0.2, True, "0.8"])
+def test_rbp_persistence_must_be_a_probability(p) -> None:
+    with pytest.raises(MetricError, match=r"parameter p= is a persistence probability"):
+        pdireval.parse_metric(f"RBP(p={p!r})")
+
+
+# --------------------------------------------------------------------------- ERR
+
+
+def test_err_by_hand() -> None:
+    """g_max = 2 (the largest judged label): R = 1/4 at rank 1, 3/4 at rank 4."""
+    assert _value(EXAMPLE, "ERR") == pytest.approx(1 / 4 + (1 / 4) * (3 / 4) * (3 / 4))
+    assert _value(EXAMPLE, "ERR@3") == pytest.approx(1 / 4)
+    # max_label=4 (a 0..4 scale): R = 1/16 and 3/16.
+    expected = 1 / 16 + (1 / 4) * (3 / 16) * (15 / 16)
+    assert _value(EXAMPLE, "ERR(max_label=4)") == pytest.approx(expected)
+    # Labels above max_label count as max_label: R = 1/2 for both.
+    assert _value(EXAMPLE, "ERR(max_label=1)") == pytest.approx(1 / 2 + (1 / 4) * (1 / 2) * (1 / 2))
+    assert _value(EXAMPLE, "ERR(rel=2)") == pytest.approx((1 / 4) * (3 / 4))
+
+
+def test_err_of_one_perfect_document_at_the_top() -> None:
+    """Chapelle et al.: a top-grade document at rank 1 gives (2^g - 1) / 2^g."""
+    assert _value(_ranking([3, 0, 0]), "ERR") == pytest.approx(7 / 8)
+    assert _value(_ranking([0, 3]), "ERR") == pytest.approx(7 / 16)
+    assert _value(_ranking([0, 0], unretrieved=[2]), "ERR") == 0.0
+
+
+# --------------------------------------------------------------------------- trec_eval measures
+
+
+def test_trec_eval_measures_by_hand() -> None:
+    """EXAMPLE with trec_eval's formulas (ideal gains 2, 1, 1; R = 3 at rel=1)."""
+    # binG: relevant at rank 1 (0 missed above) and rank 4 (2 missed above).
+    assert _value(EXAMPLE, "binG") == pytest.approx((1 + 1 / 2) / 3)
+    # G: costs of the ideal ranking 2, 3, 4, then +1 per rank; gains retrieved 1, then 3.
+    assert _value(EXAMPLE, "G") == pytest.approx((1 / LOG2_3 + 2 / math.log2(2 + 5 - 3)) / 4)
+    # infAP: rank 4 has 2 pooled documents above (1 relevant, 1 not; rank 3 is not pooled).
+    precision_4 = 1 / 4 + (2 / 4) * (1 + 1e-5) / (2 + 2e-5)
+    assert _value(EXAMPLE, "infAP") == pytest.approx((1 + precision_4) / 3, abs=1e-12)
+    # Utility: 2 relevant retrieved, 2 others retrieved, 1 relevant missed.
+    assert _value(EXAMPLE, "Utility") == 0.0
+    assert _value(EXAMPLE, "Utility(a=3, b=-0.5, c=-2)") == pytest.approx(6 - 1 - 2)
+    assert _value(EXAMPLE, "Utility(d=0.01, n_docs=100)") == pytest.approx(0.01 * 95)
+    assert _value(EXAMPLE, "utility") == _value(EXAMPLE, "Utility")
+
+
+def test_ndcg_rel_and_rndcg_by_hand() -> None:
+    idcg = [2, 2 + 1 / LOG2_3, 2 + 1 / LOG2_3 + 1 / 2]  # ideal DCG at ranks 1..3
+    dcg_4 = 1 + 2 / math.log2(5)
+    # nDCGRel: nDCG at rank 1, at rank 4 (ideal cut at R = 3), and at the end for the
+    # unretrieved relevant document.
+    expected = (1 / idcg[0] + 2 * dcg_4 / idcg[2]) / 3
+    assert _value(EXAMPLE, "nDCGRel") == pytest.approx(expected)
+    assert _value(EXAMPLE, "ndcg_rel") == _value(EXAMPLE, "nDCGRel")
+    # With @3 the ranking stops at rank 3: two relevant documents missed.
+    assert _value(EXAMPLE, "nDCGRel@3") == pytest.approx((1 / idcg[0] + 2 / idcg[2]) / 3)
+    # Rndcg: the ideal gain drops after rank 1 (2 -> 1) and rank 3 (1 -> 0).
+    assert _value(EXAMPLE, "Rndcg") == pytest.approx((1 / idcg[0] + 1 / idcg[2]) / 2)
+
+
+def test_rndcg_counts_the_whole_ranking_two_documents_past_the_last_level() -> None:
+    """trec_eval's boundary (checked against pytrec_eval): one relevant document, so one
+    R level at rank 1; the whole ranking counts only when at least 3 were retrieved."""
+    assert _value(_ranking([0, 0, 1]), "Rndcg") == pytest.approx((0 + 1 / 2) / 2)
+    assert _value(_ranking([0, 1]), "Rndcg") == 0.0
+    assert _value(_ranking([0, 0], unretrieved=[0]), "Rndcg") == 0.0
+
+
+def test_infap_equals_ap_with_complete_judgments() -> None:
+    """Without negative labels infAP is AP up to trec_eval's epsilon."""
+    run, qrels = adversarial_case(3)
+    merged = pdireval.merge_qrels(run, qrels.assign(rel=qrels["rel"].clip(lower=0)))
+    ours = pdireval.evaluate(merged, ["infAP", "AP", "infAP(rel=2)", "AP(rel=2)"])
+    np.testing.assert_allclose(ours["infAP"], ours["AP"], atol=1e-4)
+    np.testing.assert_allclose(ours["infAP(rel=2)"], ours["AP(rel=2)"], atol=1e-4)
+    assert (ours["AP"] > 0).sum() > 10
+
+
+def test_utility_needs_the_collection_size_for_d() -> None:
+    with pytest.raises(MetricError, match=r"needs the collection size.*n_docs="):
+        pdireval.parse_metric("Utility(d=1)")
+    with pytest.raises(MetricError, match=r"parameter a= must be a finite number"):
+        pdireval.parse_metric("Utility(a='x')")
+    assert pdireval.parse_metric("Utility(a=1.0, b=-1.0)").label == "Utility"
+
+
+# --------------------------------------------------------------------------- slow references
+
+
+def _rankings(merged: pd.DataFrame) -> dict[str, tuple[list[float], list[float]]]:
+    """query -> (labels of the retrieved documents in trec_eval's order (NaN = unjudged),
+    labels of all judged documents)."""
+    out = {}
+    for query, part in merged.groupby("query"):
+        retrieved = part[part["score"].notna()]
+        retrieved = retrieved.sort_values(["score", "doc"], ascending=[False, False])
+        labels = retrieved["rel"].to_numpy(dtype=float, na_value=np.nan).tolist()
+        out[query] = (labels, part["rel"].dropna().astype(float).tolist())
+    return out
+
+
+def _slow_judged(ranking, judged, k):
+    return sum(1 for label in ranking[:k] if label >= 0) / k
+
+
+def _slow_rbp(ranking, judged, k, p, rel):
+    return (1 - p) * sum(p**i for i, label in enumerate(ranking[:k]) if label >= rel)
+
+
+def _slow_residual(ranking, judged, k, p):
+    top = ranking[:k]
+    unjudged = sum(p**i for i, label in enumerate(top) if not label >= 0)
+    return (1 - p) * unjudged + p ** len(top)
+
+
+def _slow_err(ranking, judged, k, rel, max_label):
+    g_max = max([label for label in judged if label >= 0], default=0)
+    g_max = max_label if max_label is not None else g_max
+    value, going_on = 0.0, 1.0
+    for i, label in enumerate(ranking[:k], start=1):
+        grade = min(label, g_max) if label >= max(rel, 0) else 0  # NaN >= x is False
+        stop = (2**grade - 1) / 2**g_max
+        value += going_on * stop / i
+        going_on *= 1 - stop
+    return value
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_rbp_judged_and_err_agree_with_slow_references(seed: int) -> None:
+    run, qrels = adversarial_case(seed)
+    merged = pdireval.merge_qrels(run, qrels)
+    cases = []
+    for k in (1, 3, 10, None):
+        at = "" if k is None else f"@{k}"
+        cases += [
+            (f"Judged{at}", lambda r, j, k=k: _slow_judged(r, j, k or len(r)) if r else 0.0),
+            (f"RBP{at}", lambda r, j, k=k: _slow_rbp(r, j, k, 0.8, 1)),
+            (f"RBP(p=0.95, rel=2){at}", lambda r, j, k=k: _slow_rbp(r, j, k, 0.95, 2)),
+            (f"RBPResidual(p=0.6){at}", lambda r, j, k=k: _slow_residual(r, j, k, 0.6)),
+            (f"ERR{at}", lambda r, j, k=k: _slow_err(r, j, k, 1, None)),
+            (f"ERR(rel=2, max_label=2){at}", lambda r, j, k=k: _slow_err(r, j, k, 2, 2)),
+        ]
+    ours = pdireval.evaluate(merged, [name for name, _ in cases], queries="retrieved")
+    rankings = _rankings(merged)
+    assert len(ours) > 20
+    mismatches = []
+    for query in ours.index:
+        ranking, judged = rankings[query]
+        for name, slow in cases:
+            label = pdireval.parse_metric(name).label
+            want = slow(ranking, judged)
+            if not math.isclose(ours.loc[query, label], want, rel_tol=0, abs_tol=1e-12):
+                mismatches.append((query, label, ours.loc[query, label], want))
+    assert mismatches == []
