@@ -224,11 +224,26 @@ def ndcg(
     gain: str | Mapping[int, float] = "linear",
     discount: str = "log2",
     base: float = 2,
+    rel_only: bool = False,
 ) -> float:
-    """nDCG@k: DCG@k over the DCG@k of the ideal ranking of all judged documents."""
+    """nDCG@k: DCG@k over the DCG@k of the ideal ranking of all judged documents.
+
+    ``rel_only``: the mean over the judged documents with a positive gain of nDCG at the
+    rank of each (of the whole ranking, cut at k, for those not retrieved within k)."""
     options = {"rel": rel, "gain": gain, "discount": discount, "base": base}
     ideal = sorted(judged, key=lambda label: gain_of(label, gain=gain, rel=rel), reverse=True)
-    return divide(dcg(ranking, judged, k=k, **options), dcg(ideal, judged, k=k, **options))
+    if not rel_only:
+        return divide(dcg(ranking, judged, k=k, **options), dcg(ideal, judged, k=k, **options))
+    cut = top(ranking, k)
+    positive = [label for label in judged if gain_of(label, gain=gain, rel=rel) > 0]
+    whole = divide(dcg(cut, judged, **options), dcg(ideal, judged, **options))
+    at_ranks = [
+        divide(dcg(cut, judged, k=i, **options), dcg(ideal, judged, k=i, **options))
+        for i, label in enumerate(cut, start=1)
+        if gain_of(label, gain=gain, rel=rel) > 0
+    ]
+    total = sum(at_ranks) + whole * (len(positive) - len(at_ranks))
+    return divide(total, len(positive))
 
 
 #: Family name (pdireval.metrics.REGISTRY key) -> reference function.

@@ -2,7 +2,7 @@
 
 Judged@k, RBP/RBPResidual and ERR@k have no trec_eval 9.0.8 counterpart: they are
 checked on small hand-computed rankings and against the loops below on the
-adversarial generator. The trec_eval measures (infAP, Utility, G, binG, nDCGRel,
+adversarial generator. The trec_eval measures (infAP, Utility, G, binG, nDCG(rel_only=True),
 Rndcg) get hand-computed cases here and parity in ``test_parity_more.py``.
 """
 
@@ -126,13 +126,15 @@ def test_trec_eval_measures_by_hand() -> None:
 def test_ndcg_rel_and_rndcg_by_hand() -> None:
     idcg = [2, 2 + 1 / LOG2_3, 2 + 1 / LOG2_3 + 1 / 2]  # ideal DCG at ranks 1..3
     dcg_4 = 1 + 2 / math.log2(5)
-    # nDCGRel: nDCG at rank 1, at rank 4 (ideal cut at R = 3), and at the end for the
+    # nDCG(rel_only=True): nDCG at rank 1, at rank 4 (ideal cut at R = 3), and at the end for the
     # unretrieved relevant document.
     expected = (1 / idcg[0] + 2 * dcg_4 / idcg[2]) / 3
-    assert _value(EXAMPLE, "nDCGRel") == pytest.approx(expected)
-    assert _value(EXAMPLE, "ndcg_rel") == _value(EXAMPLE, "nDCGRel")
+    assert _value(EXAMPLE, "nDCG(rel_only=True)") == pytest.approx(expected)
+    assert _value(EXAMPLE, "ndcg_rel") == _value(EXAMPLE, "nDCG(rel_only=True)")
     # With @3 the ranking stops at rank 3: two relevant documents missed.
-    assert _value(EXAMPLE, "nDCGRel@3") == pytest.approx((1 / idcg[0] + 2 / idcg[2]) / 3)
+    assert _value(EXAMPLE, "nDCG(rel_only=True)@3") == pytest.approx(
+        (1 / idcg[0] + 2 / idcg[2]) / 3
+    )
     # Rndcg: the ideal gain drops after rank 1 (2 -> 1) and rank 3 (1 -> 0).
     assert _value(EXAMPLE, "Rndcg") == pytest.approx((1 / idcg[0] + 1 / idcg[2]) / 2)
 

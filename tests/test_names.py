@@ -93,13 +93,19 @@ def test_label_parses_back_to_equal_metric(spec: str, label: str) -> None:
             "nDCG(gain={0: 0, 1: 1, 2: 3})@5",
             "nDCG",
             5,
-            {"rel": 1, "gain": ((0, 0), (1, 1), (2, 3)), "discount": "log2", "base": 2},
+            {
+                "rel": 1,
+                "gain": ((0, 0), (1, 1), (2, 3)),
+                "discount": "log2",
+                "base": 2,
+                "rel_only": False,
+            },
         ),
         (
             "nDCG(discount='jarvelin', base=10)",
             "nDCG",
             None,
-            {"rel": 1, "gain": "linear", "discount": "jarvelin", "base": 10},
+            {"rel": 1, "gain": "linear", "discount": "jarvelin", "base": 10, "rel_only": False},
         ),
         ("NumRet", "NumRet", None, {}),
     ],
@@ -221,7 +227,7 @@ def test_unknown_name_without_close_match() -> None:
 def test_unknown_parameter_did_you_mean() -> None:
     """An unknown parameter names the family, the valid parameters and the closest one."""
     message = _metric_error("nDCG(gian='exp')@10", r"nDCG has no parameter 'gian'")
-    assert "['rel', 'gain', 'discount', 'base']" in message
+    assert "['rel', 'gain', 'discount', 'base', 'rel_only']" in message
     assert "did you mean 'gain'" in message
 
 
@@ -475,3 +481,11 @@ def test_family_docstring(name: str) -> None:
 def test_negative_gain_is_refused() -> None:
     """A negative gain in a mapping is refused (it would take nDCG outside [0, 1])."""
     _metric_error("nDCG(gain={0: 0, 1: -1, 2: 3})", r"gains must be >= 0")
+
+
+def test_preset_alias_ndcg_rel() -> None:
+    """trec_eval's ndcg_rel names nDCG(rel_only=True); explicit parameters still apply."""
+    assert parse_metric("ndcg_rel") == parse_metric("nDCG(rel_only=True)")
+    assert parse_metric("ndcg_rel@10").label == "nDCG(rel_only=True)@10"
+    assert parse_metric("ndcg_rel(gain='exp')").label == "nDCG(gain='exp', rel_only=True)"
+    _metric_error("nDCG(rel_only=1)", r"rel_only= must be True or False")

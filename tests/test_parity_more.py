@@ -1,6 +1,6 @@
 """Parity of issue 4's trec_eval measures with trec_eval 9.0.8 (pytrec-eval-terrier) to 1e-9.
 
-infAP, utility, G, binG, ndcg_rel (``nDCGRel``) and Rndcg on the adversarial
+infAP, utility, G, binG, ndcg_rel (``nDCG(rel_only=True)``) and Rndcg on the adversarial
 generator of ``adversarial.py``: relevance levels 1 and 2, trec_eval -J and -M.
 """
 
@@ -26,7 +26,7 @@ def _pairs(level: int) -> dict[str, str]:
         f"Utility{rel}": "utility",
         f"binG{rel}": "binG",
         "G": "G",  # trec_eval's G, ndcg_rel and Rndcg ignore the relevance level
-        "nDCGRel": "ndcg_rel",
+        "nDCG(rel_only=True)": "ndcg_rel",
         "Rndcg": "Rndcg",
     }
 
@@ -101,10 +101,10 @@ def test_max_rank_equals_trec_eval_on_the_truncated_run(seed: int, max_rank: int
 @pytest.mark.parametrize("k", [1, 3, 5, 10])
 @pytest.mark.parametrize("seed", range(6))
 def test_ndcg_rel_at_k_is_ndcg_rel_of_the_top_k(seed: int, k: int) -> None:
-    """``nDCGRel@k`` is ndcg_rel of the ranking cut at k (trec_eval -M k)."""
+    """``nDCG(rel_only=True)@k`` is ndcg_rel of the ranking cut at k (trec_eval -M k)."""
     run, qrels = adversarial_case(seed)
     expected = _trec_eval(truncate(run, k), qrels, 1)
-    label = f"nDCGRel@{k}"
+    label = f"nDCG(rel_only=True)@{k}"
     ours = pdireval.evaluate(pdireval.merge_qrels(run, qrels), label, queries="retrieved")
     assert _compare(ours, expected, {label: "ndcg_rel"}) == []
 
@@ -114,9 +114,9 @@ def test_trec_eval_measures_differ_from_their_neighbours() -> None:
     (pooled-but-unjudged labels), ndcg_rel and Rndcg from nDCG, binG from G."""
     run, qrels = adversarial_case(0)
     merged = pdireval.merge_qrels(run, qrels)
-    names = ["infAP", "AP", "nDCGRel", "Rndcg", "nDCG", "G", "binG", "Utility"]
+    names = ["infAP", "AP", "nDCG(rel_only=True)", "Rndcg", "nDCG", "G", "binG", "Utility"]
     ours = pdireval.evaluate(merged, names, queries="retrieved")
-    for first, second in [("infAP", "AP"), ("nDCGRel", "nDCG"), ("Rndcg", "nDCG")]:
+    for first, second in [("infAP", "AP"), ("nDCG(rel_only=True)", "nDCG"), ("Rndcg", "nDCG")]:
         assert not np.allclose(ours[first], ours[second])
     assert not np.allclose(ours["G"], ours["binG"])
     assert (ours["Utility"] < 0).any()

@@ -58,6 +58,8 @@ def _variants(family: Any) -> list[Metric]:
         metrics += [family(gain="exp"), family(gain=GAIN_TABLE), family(gain="exp", rel=2)]
     if "discount" in family.params:
         metrics += [family(discount="jarvelin", base=2), family(discount="jarvelin", base=3)]
+    if "rel_only" in family.params:
+        metrics += [family(rel_only=True), family(rel_only=True, gain="exp", rel=2)]
     if "norm" in family.params:
         metrics += [family(norm="min")]
     if "beta" in family.params:

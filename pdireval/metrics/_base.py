@@ -68,6 +68,14 @@ def plain_number(value: float) -> int | float:
     return int(value) if value.is_integer() else value
 
 
+def boolean(name: str, value: Any) -> bool:
+    """Parameter check: True or False."""
+    if not isinstance(value, bool | np.bool_):
+        msg = f"parameter {name}= must be True or False, got {value!r}"
+        raise MetricError(msg)
+    return bool(value)
+
+
 def one_of(*choices: str) -> Callable[[str, Any], str]:
     """Parameter check: one of the given strings."""
 
@@ -99,6 +107,9 @@ class Family:
         Other names (case-insensitive), e.g. trec_eval names.
     cutoff_aliases : sequence of str
         Names that take the cutoff as a suffix, such as trec_eval's ``P_10``/``P.10``.
+    presets : mapping of str to mapping, optional
+        Names that mean the family with some parameters set, such as trec_eval's
+        ``ndcg_rel`` for ``nDCG(rel_only=True)``.
     bounded : bool
         Whether every value lies in [0, 1].
     constraint : callable, optional
@@ -117,6 +128,7 @@ class Family:
         cutoff_kind: CutoffKind = "rank",
         aliases: tuple[str, ...] = (),
         cutoff_aliases: tuple[str, ...] = (),
+        presets: Mapping[str, Mapping[str, Any]] | None = None,
         bounded: bool = True,
         constraint: Callable[[dict[str, Any]], None] | None = None,
         doc: str = "",
@@ -128,6 +140,7 @@ class Family:
         self.cutoff_kind = cutoff_kind
         self.aliases = aliases
         self.cutoff_aliases = cutoff_aliases
+        self.presets = dict(presets or {})
         self.bounded = bounded
         self.constraint = constraint
         self.__doc__ = doc

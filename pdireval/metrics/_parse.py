@@ -22,12 +22,14 @@ _GRAMMAR = re.compile(
 _SUFFIXED = re.compile(r"^(?P<base>.+?)[_.](?P<k>\d+(?:\.\d+)?)$")
 
 
-def _names() -> dict[str, Family]:
-    """Every accepted spelling (lower case) -> family."""
-    table: dict[str, Family] = {}
+def _names() -> dict[str, tuple[Family, dict[str, Any]]]:
+    """Every accepted spelling (lower case) -> family and the parameters it presets."""
+    table: dict[str, tuple[Family, dict[str, Any]]] = {}
     for family in REGISTRY.values():
         for spelling in (family.name, *family.aliases):
-            table[spelling.lower()] = family
+            table[spelling.lower()] = (family, {})
+        for spelling, preset in family.presets.items():
+            table[spelling.lower()] = (family, dict(preset))
     return table
 
 
@@ -41,8 +43,12 @@ def _suffix_names() -> dict[str, Family]:
 def _did_you_mean(name: str) -> str:
     spellings = {**_names(), **_suffix_names()}
     close = difflib.get_close_matches(name.lower(), list(spellings), n=3, cutoff=0.6)
-    suggestions = list(dict.fromkeys(spellings[spelling].name for spelling in close))
+    suggestions = list(dict.fromkeys(_family_of(spellings[spelling]).name for spelling in close))
     return f"; did you mean {' or '.join(map(repr, suggestions))}?" if suggestions else ""
+
+
+def _family_of(entry: Family | tuple[Family, dict[str, Any]]) -> Family:
+    return entry[0] if isinstance(entry, tuple) else entry
 
 
 def _parse_params(text: str, original: str) -> dict[str, Any]:
@@ -111,7 +117,7 @@ def parse_metric(spec: MetricLike) -> Metric:
         msg = f"cannot read metric {spec!r}; write Name, Name@k or Name(param=value)@k{hint}"
         raise MetricError(msg)
     name, k_text = match["name"], match["k"]
-    family = _names().get(name.lower())
+    family, preset = _names().get(name.lower(), (None, {}))
     if family is None:
         suffixed = _SUFFIXED.match(name)
         family = _suffix_names().get(suffixed["base"].lower()) if suffixed else None
@@ -124,7 +130,7 @@ def parse_metric(spec: MetricLike) -> Metric:
         k_text = suffixed["k"]
     k = _parse_k(k_text, spec, family) if k_text is not None else None
     params = _parse_params(match["params"], spec) if match["params"] else {}
-    metric = family(**params)
+    metric = family(**{**preset, **params})
     return (metric.at(k) if k is not None else metric).validate()
 
 

@@ -12,6 +12,7 @@ from pdireval._ranking import Ranked, block_starts, positions_in_blocks, safe_di
 from pdireval.metrics._base import (
     Family,
     Param,
+    boolean,
     number_above,
     one_of,
     plain_number,
@@ -113,7 +114,9 @@ def _ideal_dcg(ranked: Ranked, *, k: int | None, rel: int, gain: GainSpec, disco
     return np.bincount(group[counted], weights=weights, minlength=ranked.n_groups)
 
 
-def _ndcg(ranked: Ranked, **options: Any) -> np.ndarray:
+def _ndcg(ranked: Ranked, *, rel_only: bool, **options: Any) -> np.ndarray:
+    if rel_only:
+        return _ndcg_at_relevant(ranked, **options)
     return safe_divide(_dcg(ranked, **options), _ideal_dcg(ranked, **options))
 
 
@@ -235,10 +238,19 @@ nDCG = register(
     Family(
         "nDCG",
         _ndcg,
-        params=_dcg_params(),
+        params=(
+            *_dcg_params(),
+            Param(
+                "rel_only",
+                False,
+                boolean,
+                "average nDCG at the rank of each relevant document (trec_eval ndcg_rel)",
+            ),
+        ),
         cutoff="optional",
         aliases=("ndcg",),
         cutoff_aliases=("ndcg_cut", "ndcg"),
+        presets={"ndcg_rel": {"rel_only": True}},
         constraint=_check_base,
         doc="""Normalised DCG: DCG@k divided by the DCG@k of the ideal ranking.
 
@@ -247,27 +259,12 @@ nDCG = register(
         when the ideal DCG is 0. Gain and discount options are those of ``DCG``.
         trec_eval's ``ndcg`` ignores the relevance level (-l); here ``rel=`` zeroes the
         gain of labels below it, which changes nothing at the default rel=1.
-        """,
-    )
-)
 
-nDCGRel = register(
-    Family(
-        "nDCGRel",
-        _ndcg_at_relevant,
-        params=_dcg_params(),
-        cutoff="optional",
-        aliases=("ndcg_rel",),
-        constraint=_check_base,
-        doc="""nDCG averaged at the relevant documents (trec_eval ``ndcg_rel``).
-
-        The mean, over the judged documents with a positive gain (R of them), of nDCG
-        at the rank of each: ``DCG@r_i / IDCG@r_i`` for a relevant document retrieved at
-        rank r_i, and the nDCG of the whole ranking (``DCG / IDCG``) for each one not
-        retrieved; 0 when R = 0. With ``@k`` the ranking is cut at k first (trec_eval
-        ``-M k``): relevant documents below k count as not retrieved. Gain and discount
-        options are those of ``nDCG``; like ``ndcg_rel`` it ignores the relevance level
-        beyond ``rel=`` zeroing the gains below it (no change at rel=1).
+        ``nDCG(rel_only=True)`` (trec_eval ``ndcg_rel``, also accepted by that name) is
+        the mean, over the judged documents with a positive gain (R of them), of nDCG
+        at the rank of each: ``DCG@r_i / IDCG@r_i`` for a relevant document retrieved
+        at rank r_i, and the nDCG of the whole ranking for each one not retrieved; 0
+        when R = 0. With ``@k`` the ranking is cut at k first (trec_eval ``-M k``).
         """,
     )
 )
