@@ -41,6 +41,7 @@ from pdireval.api import (
     rr,
     success,
     summary,
+    ties,
 )
 from pdireval.correlation import kendall, spearman, system_correlation, tau_ap
 from pdireval.io import read_qrels, read_run, write_qrels, write_run
@@ -87,6 +88,7 @@ __all__ = [
     "summary",
     "system_correlation",
     "tau_ap",
+    "ties",
     "write_qrels",
     "write_run",
 ]

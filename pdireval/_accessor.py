@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -11,6 +11,9 @@ from pdireval import api
 from pdireval._aggregate import Agg
 from pdireval._columns import DEFAULT_COLUMNS, ColumnMap
 from pdireval.metrics import MetricLike
+
+if TYPE_CHECKING:  # pragma: no cover - plotting is imported when df.ireval.plot is used
+    from pdireval.plotting import PlotAccessor
 
 __all__ = ["IREvalAccessor"]
 
@@ -118,6 +121,10 @@ class IREvalAccessor:
         """Per-query R-precision; see :func:`pdireval.r_precision`."""
         return api.r_precision(self._obj, columns=self._columns, **options)
 
+    def ties(self, k: int, **options: Any) -> pd.DataFrame:
+        """Groups of equal scores straddling cutoff k; see :func:`pdireval.ties`."""
+        return api.ties(self._obj, k, columns=self._columns, **options)
+
     def success(self, k: int, **options: Any) -> pd.Series:
         """Per-query ``Success@k``; see :func:`pdireval.success`."""
         return api.success(self._obj, k, columns=self._columns, **options)
@@ -133,3 +140,10 @@ class IREvalAccessor:
     def curve(self, metric: MetricLike, ks: Iterable[int] = range(1, 11), **options: Any):
         """A metric at several cutoffs as a long table; see :func:`pdireval.curve`."""
         return api.curve(self._obj, metric, ks, columns=self._columns, **options)
+
+    @property
+    def plot(self) -> PlotAccessor:
+        """matplotlib figures of this frame; see :mod:`pdireval.plotting`."""
+        from pdireval.plotting import PlotAccessor
+
+        return PlotAccessor(self._obj, self._columns)

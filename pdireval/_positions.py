@@ -18,13 +18,45 @@ rule; only runs of ties that hold a judged document need it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from pdireval._errors import SchemaError
 
-__all__ = ["judged_positions"]
+__all__ = ["Positions", "TieBreak", "judged_positions"]
+
+
+@dataclass(frozen=True)
+class TieBreak:
+    """How documents with equal scores are ordered.
+
+    ``policy="trec"`` (and ``"average"``, whose expected values do not depend on the
+    order): doc id descending compared as strings, trec_eval's rule.
+    ``"optimistic"`` / ``"pessimistic"``: higher / lower labels first (unjudged counts
+    lowest), then doc id descending.
+    """
+
+    doc_ids: Callable[[np.ndarray], pd.Series]
+    label: np.ndarray | None = None  # label of each retrieved row (NaN = unjudged)
+    policy: str = "trec"
+
+
+class Positions(NamedTuple):
+    """What :func:`judged_positions` finds, per group and per judged retrieved row."""
+
+    num_ret: np.ndarray  # retrieved documents per group
+    position: np.ndarray  # 1-based position of each judged row
+    repeated: np.ndarray  # retrieved rows whose rank repeats another (rank columns only)
+    tie_first: np.ndarray  # first position of each judged row's group of equal scores
+    tie_size: np.ndarray  # number of documents in that group (1 when not tied)
+
+
+def _untied(num_ret: np.ndarray, position: np.ndarray, repeated: np.ndarray) -> Positions:
+    return Positions(num_ret, position, repeated, position, np.ones(len(position), np.int64))
+
 
 _SIGN = np.uint64(1) << np.uint64(63)
 
@@ -64,8 +96,8 @@ def judged_positions(
     n_groups: int,
     *,
     by_rank: bool,
-    doc_ids: Callable[[np.ndarray], pd.Series],
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    ties: TieBreak,
+) -> Positions:
     """Number retrieved per group, and the 1-based position of each judged retrieved row.
 
     Parameters
@@ -81,19 +113,16 @@ def judged_positions(
     by_rank : bool
         Keys are ranks (whole numbers, unique per group): packed exactly, and equal
         packed keys mean a repeated rank.
-    doc_ids : callable
-        ``doc_ids(rows)`` returns the doc ids of retrieved rows, to break score ties.
+    ties : TieBreak
+        How equal scores are ordered (not used with ranks).
 
     Returns
     -------
-    num_ret : ndarray of float
-        Retrieved documents per group.
-    position : ndarray of int
-        Position of each row of ``judged``.
-    repeated : ndarray of int
-        Retrieved rows whose rank repeats another rank of the group (``by_rank`` only).
+    Positions
+        ``num_ret`` per group; per judged row its ``position``, and the first position
+        and size of its group of equal scores; ``repeated`` rows (ranks only).
     """
-    in_order = _positions_in_given_order(group, key, judged, n_groups, by_rank, doc_ids)
+    in_order = _positions_in_given_order(group, key, judged, n_groups, by_rank, ties)
     if in_order is not None:
         return in_order
     num_ret = np.bincount(group, minlength=n_groups).astype(np.float64)
@@ -110,13 +139,15 @@ def judged_positions(
         if len(ordered) > 1 and np.any(ordered[1:] == ordered[:-1]):
             twice = np.unique(ordered[1:][ordered[1:] == ordered[:-1]])
             repeated = _rows_with(group, key, by_rank, twice, n_groups)
-        return num_ret, position, repeated
+        return _untied(num_ret, position, repeated)
+    result = _untied(num_ret, position, repeated)
     if shared.any():
-        position = position.copy()
-        position[shared] = _positions_in_runs(
-            mine[shared], group, key, judged[shared], first[shared], group_start, n_groups, doc_ids
+        run_position = first[shared] - group_start[group[judged[shared]]] + 1
+        within, tie_offset, tie_size = _positions_in_runs(
+            mine[shared], group, key, judged[shared], n_groups, ties
         )
-    return num_ret, position, repeated
+        result = _with_runs(result, shared, run_position, within, tie_offset, tie_size)
+    return result
 
 
 def _rows_with(
@@ -133,24 +164,41 @@ def _rows_with(
     return candidates[hit]
 
 
+def _with_runs(
+    result: Positions,
+    shared: np.ndarray,
+    run_position: np.ndarray,
+    within: np.ndarray,
+    tie_offset: np.ndarray,
+    tie_size: np.ndarray,
+) -> Positions:
+    """Put the positions found inside runs of ties back for the ``shared`` judged rows."""
+    position, tie_first, sizes = (
+        result.position.copy(),
+        result.tie_first.copy(),
+        result.tie_size.copy(),
+    )
+    position[shared] = run_position + within
+    tie_first[shared] = run_position + tie_offset
+    sizes[shared] = tie_size
+    return Positions(result.num_ret, position, result.repeated, tie_first, sizes)
+
+
 def _positions_in_runs(
     judged_packed: np.ndarray,
     group: np.ndarray,
     key: np.ndarray,
     judged: np.ndarray,
-    run_first: np.ndarray,
-    group_start: np.ndarray,
     n_groups: int,
-    doc_ids: Callable[[np.ndarray], pd.Series],
-) -> np.ndarray:
-    """Exact positions of judged rows inside runs of equal packed keys (score ties)."""
+    ties: TieBreak,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Places of judged rows inside runs of equal packed keys (score ties)."""
     values = np.unique(judged_packed)
     members = _rows_with(group, key, False, values, n_groups)
     member_run = np.searchsorted(
         values, _packed_keys(group[members], key[members], n_groups, False)
     )
-    within = _rank_in_runs(members, member_run, key, judged, doc_ids)
-    return run_first - group_start[group[judged]] + 1 + within
+    return _rank_in_runs(members, member_run, key, judged, ties)
 
 
 def _rank_in_runs(
@@ -158,23 +206,34 @@ def _rank_in_runs(
     member_run: np.ndarray,
     key: np.ndarray,
     judged: np.ndarray,
-    doc_ids: Callable[[np.ndarray], pd.Series],
-) -> np.ndarray:
-    """0-based place of each ``judged`` row among the members of its run.
+    ties: TieBreak,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each ``judged`` row's 0-based place among the members of its run, and the offset
+    and size of its group of exactly equal keys inside the run.
 
-    Members are ordered by key, then doc id descending compared as strings -- trec_eval's
-    ``strcmp`` rule ("9" > "10").
+    Members are ordered by key, then (optimistic / pessimistic policies) by label, then
+    by doc id descending compared as strings -- trec_eval's ``strcmp`` rule ("9" > "10").
     """
-    docs = doc_ids(members)
+    docs = ties.doc_ids(members)
     if not isinstance(docs.dtype, pd.StringDtype):
         docs = docs.astype(str)
     doc_order, _ = pd.factorize(docs, sort=True)
-    order = np.lexsort((-doc_order, key[members], member_run))
-    members, member_run = members[order], member_run[order]
+    sort_keys: list[np.ndarray] = [-doc_order]
+    if ties.policy in ("optimistic", "pessimistic") and ties.label is not None:
+        label = np.where(np.isnan(ties.label[members]), -np.inf, ties.label[members])
+        sort_keys.append(-label if ties.policy == "optimistic" else label)
+    order = np.lexsort((*sort_keys, key[members], member_run))
+    members, member_run, member_key = members[order], member_run[order], key[members[order]]
     run_start = np.searchsorted(member_run, np.arange(int(member_run.max()) + 1))
     rank_in_run = np.arange(len(members)) - run_start[member_run]
+    new_tie = np.ones(len(members), dtype=bool)
+    new_tie[1:] = (member_run[1:] != member_run[:-1]) | (member_key[1:] != member_key[:-1])
+    tie_id = np.cumsum(new_tie) - 1
+    tie_offset = np.flatnonzero(new_tie)[tie_id] - run_start[member_run]
+    tie_size = np.bincount(tie_id)[tie_id]
     by_row = np.argsort(members)
-    return rank_in_run[by_row[np.searchsorted(members[by_row], judged)]]
+    at = by_row[np.searchsorted(members[by_row], judged)]
+    return rank_in_run[at], tie_offset[at], tie_size[at]
 
 
 def _positions_in_given_order(
@@ -183,11 +242,11 @@ def _positions_in_given_order(
     judged: np.ndarray,
     n_groups: int,
     by_rank: bool,
-    doc_ids: Callable[[np.ndarray], pd.Series],
-) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    ties: TieBreak,
+) -> Positions | None:
     """Positions without sorting when each group's rows are contiguous and in rank order.
 
-    Returns ``(num_ret, position, repeated)``, or None when the rows are not in that order.
+    Returns None when the rows are not in that order.
     """
     n = len(group)
     if n == 0:
@@ -209,9 +268,9 @@ def _positions_in_given_order(
     num_ret[block_group] = np.diff(np.r_[first_rows, n])
     block = np.searchsorted(first_rows, judged, side="right") - 1
     position = judged - first_rows[block] + 1
-    repeated = np.zeros(0, dtype=np.int64)
+    result = _untied(num_ret, position, np.zeros(0, dtype=np.int64))
     if by_rank:
-        return num_ret, position, repeated
+        return result
     # Score ties: runs of equal keys holding a judged row are put in doc id order.
     judged_key = key[judged]
     before = np.where(judged > 0, judged - 1, 0)
@@ -230,10 +289,10 @@ def _positions_in_given_order(
         members = np.arange(len(member_run)) - np.repeat(np.cumsum(length) - length, length)
         members += np.repeat(run_first, length)
         run_of_row = np.searchsorted(run_first, rows, side="right") - 1
-        within = _rank_in_runs(members, member_run, key, rows, doc_ids)
-        position = position.copy()
-        position[tied] = run_first[run_of_row] - first_rows[at_block] + 1 + within
-    return num_ret, position, repeated
+        within, tie_offset, tie_size = _rank_in_runs(members, member_run, key, rows, ties)
+        run_position = run_first[run_of_row] - first_rows[at_block] + 1
+        result = _with_runs(result, tied, run_position, within, tie_offset, tie_size)
+    return result
 
 
 def _search_blocks(

@@ -17,12 +17,14 @@ import pandas as pd
 from pdireval._columns import ResolvedColumns
 from pdireval._duplicates import repeated_rows
 from pdireval._errors import MetricError, SchemaError
-from pdireval._positions import judged_positions
+from pdireval._positions import TieBreak, judged_positions
 
 __all__ = ["QUERY_POLICIES", "QueryPolicy", "Ranked", "labels_of", "prepare"]
 
 QueryPolicy = Literal["judged", "retrieved", "all"]
 QUERY_POLICIES: tuple[str, ...] = ("judged", "retrieved", "all")
+TiePolicy = Literal["trec", "optimistic", "pessimistic", "average"]
+TIE_POLICIES: tuple[str, ...] = ("trec", "optimistic", "pessimistic", "average")
 
 FloatArray = np.ndarray
 IntArray = np.ndarray
@@ -56,6 +58,12 @@ class Ranked:
         The ``known`` flag (the user already knew the document; user-oriented
         measures) of each judged retrieved row and of each judged row; all False when
         the frame has no known column. ``None`` only for arrays built by hand.
+    tie_first, tie_size : ndarray of int, optional
+        For each judged retrieved row, the first position and the size of its group of
+        equal scores (its own position and 1 when not tied, or when ranked by rank).
+    ties_average : bool
+        Metrics report their expected value over every order of each group of equal
+        scores (``ties="average"``) instead of the value for the tie-broken order.
     """
 
     n_groups: int
@@ -67,6 +75,9 @@ class Ranked:
     judged_label: FloatArray
     known: np.ndarray | None = None
     judged_known: np.ndarray | None = None
+    tie_first: IntArray | None = None
+    tie_size: IntArray | None = None
+    ties_average: bool = False
     _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     def cached(self, key: Any, compute: Any) -> Any:
@@ -138,9 +149,20 @@ def prepare(
     queries: str = "judged",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ties: str = "trec",
     validate: bool = True,
 ) -> Prepared:
     """Validate ``frame`` and build the :class:`Ranked` arrays of one evaluating call."""
+    if ties not in TIE_POLICIES:
+        msg = f"ties={ties!r} is not a tie policy; use one of {list(TIE_POLICIES)}"
+        raise MetricError(msg)
+    if ties == "average" and (max_rank is not None or judged_only):
+        msg = (
+            "ties='average' cannot be combined with max_rank= or judged_only= (they cut "
+            "or re-rank a ranking whose tied documents have no fixed order); use "
+            "ties='trec', 'optimistic' or 'pessimistic' with them"
+        )
+        raise MetricError(msg)
     if queries not in QUERY_POLICIES:
         msg = f"queries={queries!r} is not a query policy; use one of {list(QUERY_POLICIES)}"
         raise MetricError(msg)
@@ -185,13 +207,15 @@ def prepare(
             return rows + retrieved_rows.start
         return retrieved_rows[rows]
 
-    num_ret, position, repeated = judged_positions(
+    num_ret, position, repeated, tie_first, tie_size = judged_positions(
         ret_group,
         order_key[retrieved_rows],
         judged_ret,
         n_groups,
         by_rank=columns.rank is not None,
-        doc_ids=lambda rows: doc_column.take(frame_rows(rows)),
+        ties=TieBreak(
+            doc_ids=lambda rows: doc_column.take(frame_rows(rows)), label=ret_label, policy=ties
+        ),
     )
     del order_key
     if validate and len(repeated):
@@ -204,10 +228,13 @@ def prepare(
         num_ret = np.minimum(num_ret, max_rank)
         within = position <= max_rank
         judged_ret, position = judged_ret[within], position[within]
+        tie_first = tie_first[within]
+        tie_size = np.minimum(tie_first + tie_size[within] - 1, max_rank) - tie_first + 1
     judged_ret_group = ret_group[judged_ret]
     in_rank_order = np.lexsort((position, judged_ret_group))
     ret_group_sorted = judged_ret_group[in_rank_order]
     position = position[in_rank_order]
+    tie_first, tie_size = tie_first[in_rank_order], tie_size[in_rank_order]
     ret_label_sorted = ret_label[judged_ret][in_rank_order]
     known_flag = None if columns.known is None else known_flags(frame, columns.known)
     if known_flag is None:  # no per-row work for the common frame without a known column
@@ -219,6 +246,7 @@ def prepare(
         ret_group_sorted, ret_label_sorted = ret_group_sorted[kept], ret_label_sorted[kept]
         ret_known_sorted = ret_known_sorted[kept]
         position = positions_in_blocks(block_starts(ret_group_sorted), len(ret_group_sorted))
+        tie_first, tie_size = _kept_ties(ret_group_sorted, tie_first[kept], position)
         num_ret = np.bincount(ret_group_sorted, minlength=n_groups).astype(np.float64)
     judged_rows = np.flatnonzero(judged)
     ranked = Ranked(
@@ -233,9 +261,22 @@ def prepare(
         judged_known=(
             known_flag[judged_rows] if known_flag is not None else np.zeros(len(judged_rows), bool)
         ),
+        tie_first=tie_first,
+        tie_size=tie_size,
+        ties_average=ties == "average" and columns.rank is None,
     )
     keep, blank = _query_policy(ranked, has_retrieved, queries)
     return Prepared(ranked=ranked, index=index, keep=keep, blank=blank)
+
+
+def _kept_ties(
+    group: IntArray, old_first: IntArray, position: IntArray
+) -> tuple[IntArray, IntArray]:
+    """Groups of equal scores among the documents kept by judged_only, in the new ranks."""
+    new = np.ones(len(group), dtype=bool)
+    new[1:] = (group[1:] != group[:-1]) | (old_first[1:] != old_first[:-1])
+    block = np.cumsum(new) - 1
+    return position[new][block], np.bincount(block)[block]
 
 
 def _query_policy(

@@ -16,7 +16,7 @@ from pdireval._aggregate import Agg, aggregate
 from pdireval._columns import ColumnMap, as_column_map
 from pdireval._errors import MetricError
 from pdireval._merge import merge_qrels
-from pdireval._ranking import QueryPolicy, prepare
+from pdireval._ranking import QueryPolicy, TiePolicy, prepare
 from pdireval.compare import (
     Baseline,
     CiMethod,
@@ -55,6 +55,7 @@ __all__ = [
     "rr",
     "success",
     "summary",
+    "ties",
 ]
 
 Columns = ColumnMap | Mapping[str, str] | None
@@ -68,6 +69,7 @@ def evaluate(
     queries: QueryPolicy = "judged",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ties: TiePolicy = "trec",
     validate: bool = True,
 ) -> pd.DataFrame:
     """Per-query values of one or more metrics.
@@ -92,6 +94,12 @@ def evaluate(
     judged_only : bool
         Drop the retrieved documents without a judgment (no label, or a negative one)
         and rank the rest again, after ``max_rank`` (``trec_eval -J``).
+    ties : {"trec", "optimistic", "pessimistic", "average"}
+        How documents with equal scores are ordered (a rank column is always used as
+        given): ``"trec"`` doc id descending (trec_eval); ``"optimistic"`` /
+        ``"pessimistic"`` higher / lower labels first inside each group of equal scores;
+        ``"average"`` the exact expected value over every order of each group (McSherry
+        & Najork 2008), for P, R, AP, RR, DCG, CG and nDCG (with or without ``@k``).
     validate : bool
         Check the frame (null ids, duplicate documents, ranks, labels). Turn off only
         for frames already validated, e.g. in a tight loop.
@@ -137,6 +145,7 @@ def evaluate(
         queries=queries,
         max_rank=max_rank,
         judged_only=judged_only,
+        ties=ties,
         validate=validate,
     )
     values = {metric.label: metric.compute(prepared.ranked) for metric in parsed}
@@ -156,6 +165,7 @@ def summary(
     queries: QueryPolicy = "judged",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ties: TiePolicy = "trec",
     validate: bool = True,
     ci: float | None = None,
     ci_method: CiMethod = "t",
@@ -166,7 +176,7 @@ def summary(
 
     Parameters
     ----------
-    frame, metrics, columns, queries, max_rank, judged_only, validate
+    frame, metrics, columns, queries, max_rank, judged_only, ties, validate
         As in :func:`evaluate`.
     agg : {"mean", "gmean", "hmean", "median"}
         ``"gmean"`` floors values at 1e-5 first, like trec_eval's gm_map; ``"hmean"``
@@ -216,6 +226,7 @@ def summary(
         queries=queries,
         max_rank=max_rank,
         judged_only=judged_only,
+        ties=ties,
         validate=validate,
     )
     if ci is not None:
@@ -615,3 +626,66 @@ def curve(
 ) -> pd.DataFrame:
     """A metric at several cutoffs as a long table; see :func:`pdireval.curves.curve`."""
     return _curve(frame, metric, ks, **options)
+
+
+def ties(
+    frame: pd.DataFrame,
+    k: int,
+    *,
+    rel: int = 1,
+    columns: Columns = None,
+    queries: QueryPolicy = "judged",
+) -> pd.DataFrame:
+    """Groups of equal scores that straddle the cutoff k: where the tie rule changes P@k.
+
+    Parameters
+    ----------
+    frame, columns, queries
+        As in :func:`evaluate` (ranked by score; a rank column has no ties).
+    k : int
+        The cutoff to check.
+    rel : int
+        Minimum label counted as relevant, for the ``relevant`` column.
+
+    Returns
+    -------
+    DataFrame
+        One row per group of tied documents that holds a judged document and has
+        positions on both sides of k: the query (and run) columns, ``first_rank``,
+        ``last_rank``, ``size``, ``judged`` and ``relevant`` (documents in the group).
+
+    Examples
+    --------
+    >>> import pandas as pd, pdireval
+    >>> df = pd.DataFrame({"query": "q", "doc": ["a", "b", "c", "d"],
+    ...                    "score": [3.0, 2.0, 2.0, 1.0], "rel": [0, 1, None, 0]})
+    >>> pdireval.ties(df, 2)
+      query  first_rank  last_rank  size  judged  relevant
+    0     q           2          3     2       1         1
+    """
+    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
+        msg = f"k={k!r} must be a whole number >= 1"
+        raise MetricError(msg)
+    resolved = as_column_map(columns).resolve(frame)
+    prepared = prepare(frame, resolved, queries=queries)
+    ranked = prepared.ranked
+    keep = prepared.keep[ranked.group]
+    group, first = ranked.group[keep], ranked.tie_first[keep]
+    size, relevant = ranked.tie_size[keep], ranked.relevant(rel)[keep]
+    judged = ranked.label[keep] >= 0
+    new = np.ones(len(group), dtype=bool)
+    new[1:] = (group[1:] != group[:-1]) | (first[1:] != first[:-1])
+    starts = np.flatnonzero(new)
+    block = np.cumsum(new) - 1
+    table = pd.DataFrame(
+        {
+            "first_rank": first[starts],
+            "last_rank": first[starts] + size[starts] - 1,
+            "size": size[starts],
+            "judged": np.bincount(block, weights=judged, minlength=len(starts)).astype(int),
+            "relevant": np.bincount(block, weights=relevant, minlength=len(starts)).astype(int),
+        }
+    )
+    straddles = ((table["first_rank"] <= k) & (table["last_rank"] > k)).to_numpy()
+    ids = prepared.index.take(group[starts][straddles]).to_frame(index=False)
+    return pd.concat([ids, table[straddles].reset_index(drop=True)], axis=1)

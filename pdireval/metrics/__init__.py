@@ -11,7 +11,7 @@ from pdireval.metrics._parse import MetricLike, parse_metric, parse_metrics
 from pdireval.metrics.average_precision import AP
 from pdireval.metrics.bpref import Bpref
 from pdireval.metrics.counts import NumNonRelJudgedRet, NumRel, NumRelRet, NumRet
-from pdireval.metrics.dcg import DCG, Rndcg, nDCG
+from pdireval.metrics.dcg import DCG, IDCG, Rndcg, nDCG
 from pdireval.metrics.err import ERR
 from pdireval.metrics.gain import G, binG
 from pdireval.metrics.inferred import infAP
@@ -39,6 +39,7 @@ __all__ = [
     "DCG",
     "ERR",
     "ESL",
+    "IDCG",
     "RBP",
     "REGISTRY",
     "RR",

@@ -114,6 +114,9 @@ class Family:
         Whether every value lies in [0, 1].
     constraint : callable, optional
         Checks parameter values together; raises :class:`MetricError`.
+    averages_ties : bool
+        The kernel computes the expected value over orders of tied scores
+        (``ties="average"``); other families refuse that policy.
     doc : str
         One-paragraph description shown in ``help()`` and the README catalogue.
     """
@@ -130,6 +133,7 @@ class Family:
         cutoff_aliases: tuple[str, ...] = (),
         presets: Mapping[str, Mapping[str, Any]] | None = None,
         bounded: bool = True,
+        averages_ties: bool = False,
         constraint: Callable[[dict[str, Any]], None] | None = None,
         doc: str = "",
     ) -> None:
@@ -141,6 +145,7 @@ class Family:
         self.aliases = aliases
         self.cutoff_aliases = cutoff_aliases
         self.presets = dict(presets or {})
+        self.averages_ties = averages_ties
         self.bounded = bounded
         self.constraint = constraint
         self.__doc__ = doc
@@ -256,6 +261,13 @@ class Metric:
 
     def compute(self, ranked: Ranked) -> np.ndarray:
         """Return one float64 value per group of ``ranked``."""
+        if ranked.ties_average and not self.family.averages_ties:
+            supported = sorted(name for name, f in REGISTRY.items() if f.averages_ties)
+            msg = (
+                f"ties='average' is not available for {self.label}; it is for {supported} "
+                "-- use ties='trec', 'optimistic' or 'pessimistic'"
+            )
+            raise MetricError(msg)
         return np.asarray(self.family.kernel(ranked, k=self.k, **self.options), dtype=np.float64)
 
 

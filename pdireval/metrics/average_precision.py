@@ -6,14 +6,20 @@ import numpy as np
 
 from pdireval._ranking import Ranked, safe_divide
 from pdireval.metrics._base import Family, Param, one_of, register, rel_param
+from pdireval.metrics._expected import expected_average_precision
 
 
 def _average_precision(ranked: Ranked, *, k: int | None, rel: int, norm: str) -> np.ndarray:
-    relevant = ranked.relevant(rel)
-    found_so_far = ranked.relevant_so_far(rel)
-    counted = relevant if k is None else relevant & (ranked.position <= k)
-    precision_at_hit = found_so_far[counted] / ranked.position[counted]
-    total = np.bincount(ranked.group[counted], weights=precision_at_hit, minlength=ranked.n_groups)
+    if ranked.ties_average:
+        total = expected_average_precision(ranked, rel, k)
+    else:
+        relevant = ranked.relevant(rel)
+        found_so_far = ranked.relevant_so_far(rel)
+        counted = relevant if k is None else relevant & (ranked.position <= k)
+        precision_at_hit = found_so_far[counted] / ranked.position[counted]
+        total = np.bincount(
+            ranked.group[counted], weights=precision_at_hit, minlength=ranked.n_groups
+        )
     divisor = ranked.num_relevant(rel)
     if norm == "min" and k is not None:
         divisor = np.minimum(divisor, k)
@@ -24,6 +30,7 @@ AP = register(
     Family(
         "AP",
         _average_precision,
+        averages_ties=True,
         params=(
             rel_param(),
             Param("norm", "R", one_of("R", "min"), "divide by R, or by min(k, R) (note 003)"),

@@ -19,6 +19,7 @@ from pdireval.metrics._base import (
     register,
     rel_param,
 )
+from pdireval.metrics._expected import expected_discounted_gain
 from pdireval.metrics._segments import group_cumsum, last_at_or_before
 
 GainSpec = str | tuple[tuple[int, float], ...]
@@ -100,6 +101,10 @@ def _dcg(ranked: Ranked, *, k: int | None, rel: int, gain: GainSpec, discount: s
     gains = ranked.cached(
         ("gains", gain, rel), lambda: _gains(ranked.label, gain, rel, ranked.judged_label)
     )
+    if ranked.ties_average:
+        return expected_discounted_gain(
+            ranked, gains, k, lambda position: _discount(position, discount, base)
+        )
     counted = gains != 0
     if k is not None:
         counted &= ranked.position <= k
@@ -115,6 +120,9 @@ def _ideal_dcg(ranked: Ranked, *, k: int | None, rel: int, gain: GainSpec, disco
 
 
 def _ndcg(ranked: Ranked, *, rel_only: bool, **options: Any) -> np.ndarray:
+    if rel_only and ranked.ties_average:
+        msg = "ties='average' is not defined for nDCG(rel_only=True); use another tie policy"
+        raise MetricError(msg)
     if rel_only:
         return _ndcg_at_relevant(ranked, **options)
     return safe_divide(_dcg(ranked, **options), _ideal_dcg(ranked, **options))
@@ -218,6 +226,7 @@ DCG = register(
     Family(
         "DCG",
         _dcg,
+        averages_ties=True,
         params=_dcg_params(),
         cutoff="optional",
         bounded=False,
@@ -238,6 +247,7 @@ nDCG = register(
     Family(
         "nDCG",
         _ndcg,
+        averages_ties=True,
         params=(
             *_dcg_params(),
             Param(
@@ -295,6 +305,7 @@ CG = register(
     Family(
         "CG",
         _cumulative_gain,
+        averages_ties=True,
         params=_dcg_params()[:2],
         cutoff="optional",
         bounded=False,
@@ -302,6 +313,23 @@ CG = register(
 
         DCG without a discount (notes 001 and 002): the order inside the top k does not
         matter. Gains as in ``DCG`` (``gain='linear'``, ``'exp'`` or a mapping).
+        """,
+    )
+)
+
+IDCG = register(
+    Family(
+        "IDCG",
+        _ideal_dcg,
+        averages_ties=True,
+        params=_dcg_params(),
+        cutoff="optional",
+        bounded=False,
+        constraint=_check_base,
+        doc="""Ideal DCG of the top k: the DCG@k of all judged documents in decreasing gain.
+
+        The normaliser of ``nDCG@k`` (same gain and discount options), as a per-query
+        diagnostic; it does not depend on the run's order.
         """,
     )
 )

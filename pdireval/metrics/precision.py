@@ -6,9 +6,12 @@ import numpy as np
 
 from pdireval._ranking import Ranked, safe_divide
 from pdireval.metrics._base import Family, Param, number_above, register, rel_param
+from pdireval.metrics._expected import expected_hits
 
 
 def _precision(ranked: Ranked, *, k: int, rel: int) -> np.ndarray:
+    if ranked.ties_average:
+        return expected_hits(ranked, rel, k) / k
     hits = ranked.per_query_count(ranked.relevant(rel) & (ranked.position <= k))
     return hits / k
 
@@ -17,6 +20,7 @@ P = register(
     Family(
         "P",
         _precision,
+        averages_ties=True,
         params=(rel_param(),),
         cutoff="required",
         aliases=("precision",),

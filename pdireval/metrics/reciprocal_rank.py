@@ -6,6 +6,7 @@ import numpy as np
 
 from pdireval._ranking import Ranked
 from pdireval.metrics._base import Family, register, rel_param
+from pdireval.metrics._expected import expected_reciprocal_rank
 
 
 def _first_relevant(ranked: Ranked, rel: int) -> np.ndarray:
@@ -18,6 +19,8 @@ def _first_relevant(ranked: Ranked, rel: int) -> np.ndarray:
 
 
 def _reciprocal_rank(ranked: Ranked, *, k: int | None, rel: int) -> np.ndarray:
+    if ranked.ties_average:
+        return expected_reciprocal_rank(ranked, rel, k)
     first = _first_relevant(ranked, rel)
     if k is not None:
         first = first & (ranked.position <= k)
@@ -28,6 +31,7 @@ RR = register(
     Family(
         "RR",
         _reciprocal_rank,
+        averages_ties=True,
         params=(rel_param(),),
         cutoff="optional",
         aliases=("mrr", "recip_rank", "reciprocal_rank"),

@@ -164,9 +164,13 @@ def expected_search_length(
 
 
 def _esl(ranked: Ranked, *, k: None, rel: int, n: int) -> np.ndarray:
-    position = ranked.position  # the tie-broken order: each document its own level
+    if ranked.tie_first is None:  # arrays built by hand: each document its own level
+        first = last = ranked.position
+    else:  # the levels are the groups of equal scores, whatever the tie policy
+        first = ranked.tie_first
+        last = ranked.tie_first + ranked.tie_size - 1
     return expected_search_length(
-        ranked.group, position, position, ranked.relevant(rel), n, ranked.n_groups
+        ranked.group, first, last, ranked.relevant(rel), n, ranked.n_groups
     )
 
 
@@ -264,11 +268,9 @@ ESL = register(
         documents before that level and s relevant documents still wanted when it
         starts, ``ESL = j + i * s / (r + 1)`` (Cooper 1968; lecture note 002, "good for
         weakly ordered rankings"). NaN when fewer than n relevant documents were
-        retrieved. Limitation: the levels are those of the evaluated order, which
-        breaks score ties (trec_eval's rule), so every level holds one document and
-        ``ESL = rank of the n-th relevant - n``; the tie-aware formula is
-        :func:`pdireval.metrics.user.expected_search_length`, ready for a ranking
-        that keeps its ties.
+        retrieved. The levels are the groups of equal scores, so ESL does not depend on
+        ``ties=``; with a rank column (or no ties) every level holds one document and
+        ``ESL = rank of the n-th relevant - n``.
 
         References: W. S. Cooper (1968), Expected search length: a single measure of
         retrieval effectiveness based on the weak ordering action of retrieval

@@ -1,0 +1,619 @@
+"""Figures of an evaluation, drawn with matplotlib: ``df.ireval.plot``.
+
+Every function takes the long frame (as :func:`pdireval.evaluate` does), draws on
+``ax`` -- or on a new figure when ``ax`` is None -- and returns the matplotlib Axes.
+Axes are labelled; when runs are told apart by colour there is a legend (when runs are
+the categories of an axis, as in :func:`distribution` and :func:`systems`, their names
+are the tick labels). A run keeps its colour in every figure: ``C0, C1, ...`` in the
+sorted order of the run ids. Nothing is shown (no ``plt.show()``) and no global
+matplotlib setting is changed.
+
+matplotlib is optional (``pip install 'pdireval[plot]'``) and imported only when a
+figure is drawn; without it a :class:`pdireval.MissingDependencyError` says how to
+install it. ``df.ireval.plot`` is a callable namespace, like pandas' ``df.plot``:
+``df.ireval.plot.systems("AP")`` and ``df.ireval.plot("systems", "AP")`` are one call.
+
+Examples
+--------
+>>> import matplotlib
+>>> matplotlib.use("Agg")
+>>> import pdireval
+>>> from pdireval.datasets import example
+>>> ax = example().ireval.plot.pr_curve()
+>>> [line.get_label() for line in ax.get_lines()]
+['medium', 'strong', 'weak']
+>>> ax.get_xlabel(), ax.get_ylabel()
+('recall', 'interpolated precision')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from pdireval._aggregate import Agg
+from pdireval._columns import ColumnMap
+from pdireval._errors import MetricError, MissingDependencyError
+from pdireval.metrics import MetricLike
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers only
+    from matplotlib.axes import Axes
+
+__all__ = ["PlotAccessor", "at_k", "distribution", "per_query", "pr_curve", "systems"]
+
+Columns = ColumnMap | Mapping[str, str] | None
+Kind = Literal["pr_curve", "per_query", "distribution", "at_k", "systems"]
+
+#: Tick label of the single "run" of a frame without a run column.
+SINGLE_RUN = "run"
+#: Up to this many queries, the per-query bars of one run carry the query ids as ticks.
+MAX_QUERY_TICKS = 60
+
+
+def _pyplot() -> Any:
+    """Import :mod:`matplotlib.pyplot`, or raise :class:`MissingDependencyError` with the fix."""
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as error:
+        msg = (
+            "plots need matplotlib, which is not installed; install it with "
+            "pip install 'pdireval[plot]' (or pip install matplotlib)"
+        )
+        raise MissingDependencyError(msg) from error
+    return plt
+
+
+def _axes(ax: Axes | None) -> Axes:
+    """``ax``, or the Axes of a new figure (matplotlib is imported here, on first use)."""
+    plt = _pyplot()
+    if ax is None:
+        _, ax = plt.subplots()
+    return ax
+
+
+def _colours(runs: Iterable[Hashable]) -> dict[Hashable, str]:
+    """A stable colour per run: ``C0, C1, ...`` in sorted run order (same in every figure)."""
+    ordered = sorted(runs, key=str)
+    return {run: f"C{i % 10}" for i, run in enumerate(ordered)}
+
+
+def _split(table: pd.DataFrame | pd.Series, run: str | None) -> dict[Hashable, Any]:
+    """Rows of a result table per run, in sorted run order; one entry when there is no run."""
+    if run is None:
+        return {None: table}
+    return {key: part for key, part in table.groupby(run, sort=True, observed=True)}
+
+
+def _run_column(table: pd.DataFrame, axis: str) -> str | None:
+    """Name of the run column of an averaged curve table (the column before ``axis``)."""
+    names = list(table.columns)
+    position = names.index(axis)
+    return names[0] if position == 1 else None
+
+
+def _per_query_values(
+    frame: pd.DataFrame, metric: MetricLike, columns: Columns, options: dict[str, Any]
+) -> tuple[str, dict[Hashable, pd.Series]]:
+    """(canonical label, per-query values of each run without NaN) of one metric."""
+    from pdireval.api import evaluate
+
+    label = _label(metric)
+    values = evaluate(frame, metric, columns=columns, **options)[label]
+    if isinstance(values.index, pd.MultiIndex):
+        groups = values.groupby(level=0, sort=True, observed=True)
+        return label, {run: part.dropna() for run, part in groups}
+    return label, {None: values.dropna()}
+
+
+def _legend(ax: Axes, n_runs: int) -> None:
+    if n_runs > 1:
+        ax.legend(title="run")
+
+
+def pr_curve(
+    frame: pd.DataFrame,
+    *,
+    points: int = 11,
+    per_query: bool = False,
+    rel: int = 1,
+    ax: Axes | None = None,
+    columns: Columns = None,
+    **options: Any,
+) -> Axes:
+    """Interpolated precision-recall curves, averaged over queries: one line per run.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Long frame, as in :func:`pdireval.evaluate`.
+    points : int
+        Number of recall levels from 0 to 1 (11: the classic eleven-point curve).
+    per_query : bool
+        Also draw every query's interpolated curve, thin and translucent, in its run's
+        colour, under the averaged one.
+    rel : int
+        Minimum label counted as relevant.
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure when omitted.
+    columns, **options
+        Column mapping and the options of :func:`pdireval.evaluate` (``queries=``,
+        ``max_rank=``, ``judged_only=``, ``validate=``).
+
+    Returns
+    -------
+    matplotlib Axes
+        Recall on x (0..1), mean interpolated precision on y (0..1.02); the legend names
+        the runs when there are several.
+
+    Raises
+    ------
+    MissingDependencyError
+        matplotlib is not installed.
+
+    Notes
+    -----
+    The values are those of :func:`pdireval.pr_curve` (``interpolated=True``):
+    ``IPrec@r``, the highest precision at any recall >= r, averaged over the queries
+    of ``queries=`` (a judged query without relevant documents counts as 0).
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from pdireval.datasets import example
+    >>> from pdireval.plotting import pr_curve
+    >>> ax = pr_curve(example(), points=11)
+    >>> len(ax.get_lines()), len(ax.get_lines()[0].get_xdata())
+    (3, 11)
+    """
+    from pdireval.curves import pr_curve as curve_table
+
+    ax = _axes(ax)
+    table = curve_table(frame, points=points, rel=rel, average=True, columns=columns, **options)
+    run = _run_column(table, "recall")
+    runs = _split(table, run)
+    colours = _colours(runs)
+    if per_query:
+        queries = curve_table(frame, points=points, rel=rel, columns=columns, **options)
+        keys = [run, queries.columns[queries.columns.get_loc("recall") - 1]]
+        keys = [key for key in keys if key is not None]
+        for key, part in queries.groupby(keys, sort=True, observed=True):
+            owner = key[0] if run is not None else None
+            colour = colours[owner]
+            ax.plot(part["recall"], part["precision"], color=colour, alpha=0.15, lw=0.8)
+    for key, part in runs.items():
+        ax.plot(
+            part["recall"],
+            part["precision"],
+            marker="o",
+            markersize=3,
+            color=colours[key],
+            label=SINGLE_RUN if key is None else str(key),
+        )
+    ax.set_xlim(0.0, 1.0)
+    ax.set_ylim(0.0, 1.02)
+    ax.set_xlabel("recall")
+    ax.set_ylabel("interpolated precision")
+    ax.set_title(f"{points}-point interpolated precision-recall curve")
+    ax.grid(True, alpha=0.3)
+    _legend(ax, len(runs))
+    return ax
+
+
+def per_query(
+    frame: pd.DataFrame,
+    metric: MetricLike,
+    baseline: Any = None,
+    *,
+    ax: Axes | None = None,
+    columns: Columns = None,
+    **options: Any,
+) -> Axes:
+    """Per-query differences to a baseline run as sorted bars: what the mean hides.
+
+    For every run other than the baseline, the differences ``run - baseline`` of
+    ``metric`` on each query are drawn as bars sorted from the largest gain to the
+    largest loss, one colour per run (lecture note 001, "What query averaging hides").
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Long frame with a run column holding at least two runs.
+    metric : str or Metric
+        One metric.
+    baseline : run id, optional
+        The run the others are compared to; the run that sorts first when omitted.
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure when omitted.
+    columns, **options
+        As in :func:`pdireval.per_query`.
+
+    Returns
+    -------
+    matplotlib Axes
+        One bar per (compared run, query); x = queries in order of the difference
+        (labelled with the query ids when one run is compared and there are at most 60
+        queries), y = the difference; a zero line; a legend ``run - baseline``.
+
+    Raises
+    ------
+    SchemaError
+        No run column, fewer than two runs, or an unknown baseline
+        (as :func:`pdireval.per_query`).
+    MissingDependencyError
+        matplotlib is not installed.
+
+    Notes
+    -----
+    Each compared run is sorted on its own, so with several runs the k-th bar of each
+    is its k-th best query, not the same query; the bars of one position stand side by
+    side. The differences are those of :func:`pdireval.per_query`.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from pdireval.datasets import example
+    >>> from pdireval.plotting import per_query
+    >>> ax = per_query(example(), "AP", baseline="medium")
+    >>> len(ax.patches)  # 2 runs x 50 topics
+    100
+    >>> [text.get_text() for text in ax.get_legend().get_texts()]
+    ['strong − medium', 'weak − medium']
+    """
+    from pdireval.api import per_query as per_query_table
+
+    ax = _axes(ax)
+    table = per_query_table(frame, metric, baseline=baseline, columns=columns, **options)
+    values, deltas = table["value"], table["delta"]
+    base = values.columns[0]
+    label = _label(metric)
+    colours = _colours(values.columns)
+    runs = list(deltas.columns)
+    width = 0.8 / len(runs)
+    for i, run in enumerate(runs):
+        delta = deltas[run].dropna().sort_values(ascending=False, kind="stable")
+        x = np.arange(len(delta)) - 0.4 + width * (i + 0.5)
+        ax.bar(x, delta.to_numpy(), width=width, color=colours[run], label=f"{run} − {base}")
+        if len(runs) == 1 and len(delta) <= MAX_QUERY_TICKS:
+            ax.set_xticks(np.arange(len(delta)), [str(q) for q in delta.index], rotation=90)
+            ax.tick_params(axis="x", labelsize=7)
+    ax.axhline(0.0, color="black", lw=0.8)
+    ax.set_xlim(-0.6, len(table) - 0.4)
+    ax.set_xlabel(f"{table.index.name or 'query'} (sorted by difference)")
+    ax.set_ylabel(f"Δ {label} (run − {base})")
+    ax.set_title(f"{label} per query, difference to {base}")
+    ax.legend()
+    return ax
+
+
+def _label(metric: MetricLike) -> str:
+    """Canonical label of one metric."""
+    from pdireval.metrics import parse_metrics
+
+    parsed = parse_metrics(metric)
+    if len(parsed) != 1:
+        msg = f"this plot takes one metric, got {[m.label for m in parsed]}"
+        raise MetricError(msg)
+    return parsed[0].label
+
+
+def distribution(
+    frame: pd.DataFrame,
+    metric: MetricLike,
+    *,
+    points: bool = True,
+    ax: Axes | None = None,
+    columns: Columns = None,
+    **options: Any,
+) -> Axes:
+    """The per-query distribution of a metric, per run: a box plot with the queries as points.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Long frame, as in :func:`pdireval.evaluate`.
+    metric : str or Metric
+        One metric (with its cutoff), e.g. ``"AP"`` or ``"nDCG@10"``.
+    points : bool
+        Draw every query as a point over its run's box (spread sideways by a fixed,
+        seeded jitter, so the figure is the same every time).
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure when omitted.
+    columns, **options
+        As in :func:`pdireval.evaluate`.
+
+    Returns
+    -------
+    matplotlib Axes
+        One box per run at x = 1, 2, ... with the run ids as tick labels (sorted);
+        y = the metric. Queries whose value is NaN (unjudged, ``queries="all"``) are
+        left out.
+
+    Raises
+    ------
+    MissingDependencyError
+        matplotlib is not installed.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from pdireval.datasets import example
+    >>> from pdireval.plotting import distribution
+    >>> ax = distribution(example(), "nDCG@10")
+    >>> [tick.get_text() for tick in ax.get_xticklabels()]
+    ['medium', 'strong', 'weak']
+    >>> len(ax.collections)  # one scatter of 50 topics per run
+    3
+    """
+    ax = _axes(ax)
+    label, runs = _per_query_values(frame, metric, columns, options)
+    colours = _colours(runs)
+    positions = np.arange(1, len(runs) + 1)
+    data = [part.to_numpy(dtype=np.float64) for part in runs.values()]
+    ax.boxplot(
+        data,
+        positions=positions,
+        widths=0.5,
+        showfliers=not points,
+        medianprops={"color": "black"},
+    )
+    if points:
+        rng = np.random.default_rng(0)
+        for position, (run, values) in zip(positions, runs.items(), strict=True):
+            jitter = rng.uniform(-0.15, 0.15, size=len(values))
+            ax.scatter(position + jitter, values, s=10, alpha=0.6, color=colours[run], zorder=3)
+    names = [SINGLE_RUN if run is None else str(run) for run in runs]
+    ax.set_xticks(positions, names)
+    ax.set_xlabel("run")
+    ax.set_ylabel(f"{label} per query")
+    ax.set_title(f"{label}: distribution over queries")
+    return ax
+
+
+def at_k(
+    frame: pd.DataFrame,
+    metric: MetricLike,
+    ks: Iterable[int] = range(1, 21),
+    *,
+    ax: Axes | None = None,
+    columns: Columns = None,
+    **options: Any,
+) -> Axes:
+    """A metric against the rank cutoff k (``P@k``, ``nDCG@k``, ``R@k``): one line per run.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Long frame, as in :func:`pdireval.evaluate`.
+    metric : str or Metric
+        One metric that takes a cutoff, named without it: ``"P"``, ``"nDCG"``, ``"R"``.
+    ks : iterable of int
+        The cutoffs (default 1..20).
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure when omitted.
+    columns, **options
+        As in :func:`pdireval.curve`.
+
+    Returns
+    -------
+    matplotlib Axes
+        k on x, the mean over queries on y; a legend when there are several runs.
+
+    Raises
+    ------
+    MetricError
+        As :func:`pdireval.curve` (a metric without cutoffs, or given with one).
+    MissingDependencyError
+        matplotlib is not installed.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from pdireval.datasets import example
+    >>> from pdireval.plotting import at_k
+    >>> ax = at_k(example(), "P", ks=range(1, 11))
+    >>> ax.get_ylabel(), ax.get_lines()[0].get_xdata().tolist()
+    ('mean P@k', [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+    """
+    from pdireval.curves import _without_cutoff, curve
+
+    ax = _axes(ax)
+    label = _without_cutoff(metric).label
+    table = curve(frame, metric, ks, average=True, columns=columns, **options)
+    run = _run_column(table, "k")
+    runs = _split(table, run)
+    colours = _colours(runs)
+    for key, part in runs.items():
+        ax.plot(
+            part["k"].to_numpy(),
+            part["value"].to_numpy(),
+            marker="o",
+            markersize=3,
+            color=colours[key],
+            label=SINGLE_RUN if key is None else str(key),
+        )
+    ax.set_xlabel("k (rank cutoff)")
+    ax.set_ylabel(f"mean {label}@k")
+    ax.set_title(f"{label}@k")
+    ax.grid(True, alpha=0.3)
+    _legend(ax, len(runs))
+    return ax
+
+
+def systems(
+    frame: pd.DataFrame,
+    metric: MetricLike,
+    ci: float | None = 0.95,
+    *,
+    agg: Agg = "mean",
+    ci_method: Literal["t", "bootstrap"] = "t",
+    n_resamples: int = 10_000,
+    seed: Any = None,
+    ax: Axes | None = None,
+    columns: Columns = None,
+    **options: Any,
+) -> Axes:
+    """Runs ordered by their mean, with confidence intervals: the best run on top.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Long frame, as in :func:`pdireval.evaluate`.
+    metric : str or Metric
+        One metric, e.g. ``"AP"`` (the points are then MAP).
+    ci : float or None
+        Confidence level of the error bars (default 0.95); ``None``: no bars.
+    agg, ci_method, n_resamples, seed
+        As in :func:`pdireval.summary`. ``ci_method="t"`` (Student t interval of the
+        mean) needs scipy; ``"bootstrap"`` needs only numpy and works for every ``agg``.
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure when omitted.
+    columns, **options
+        As in :func:`pdireval.evaluate`.
+
+    Returns
+    -------
+    matplotlib Axes
+        One marker (with its interval) per run, in the run's colour; runs on y with
+        their ids as tick labels, best at the top; the aggregate on x.
+
+    Raises
+    ------
+    MissingDependencyError
+        matplotlib is not installed, or ``ci_method="t"`` without scipy (the message
+        names both fixes: install ``pdireval[stats]`` or use ``ci_method="bootstrap"``).
+
+    Notes
+    -----
+    Without scipy this raises rather than switching to a bootstrap interval on its own:
+    the two intervals differ, and a figure should not change with what is installed.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from pdireval.datasets import example
+    >>> from pdireval.plotting import systems
+    >>> ax = systems(example(), "AP", ci=0.95, ci_method="bootstrap", seed=0)
+    >>> [tick.get_text() for tick in ax.get_yticklabels()]  # bottom to top
+    ['weak', 'medium', 'strong']
+    """
+    from pdireval.api import summary
+
+    ax = _axes(ax)
+    label = _label(metric)
+    try:
+        table = summary(
+            frame,
+            metric,
+            agg=agg,
+            ci=ci,
+            ci_method=ci_method,
+            n_resamples=n_resamples,
+            seed=seed,
+            columns=columns,
+            **options,
+        )
+    except MissingDependencyError as error:
+        msg = (
+            f"{error} -- or draw bootstrap intervals, which need no scipy: "
+            "plot.systems(..., ci_method='bootstrap')"
+        )
+        raise MissingDependencyError(msg) from error
+    stats = _systems_table(table, label, agg, ci)
+    stats = stats.sort_values(agg, ascending=True, kind="stable")  # best last = on top
+    colours = _colours(stats.index)
+    for y, (run, row) in enumerate(stats.iterrows()):
+        error = None
+        if ci is not None:
+            error = [[row[agg] - row["ci_low"]], [row["ci_high"] - row[agg]]]
+        ax.errorbar(row[agg], y, xerr=error, fmt="o", color=colours[run], capsize=4)
+    ax.set_yticks(np.arange(len(stats)), [str(run) for run in stats.index])
+    ax.set_ylim(-0.5, len(stats) - 0.5)
+    interval = "" if ci is None else f" with {ci:.0%} CI ({ci_method})"
+    ax.set_xlabel(f"{agg} {label}{interval}")
+    ax.set_ylabel("run")
+    ax.set_title(f"Runs by {agg} {label}")
+    ax.grid(True, axis="x", alpha=0.3)
+    return ax
+
+
+def _systems_table(
+    table: pd.Series | pd.DataFrame, label: str, agg: str, ci: float | None
+) -> pd.DataFrame:
+    """summary() output -> one row per run with columns [agg] or [agg, ci_low, ci_high]."""
+    if ci is None:
+        if isinstance(table, pd.Series):  # no run column: Series by metric
+            return pd.DataFrame({agg: [table[label]]}, index=[SINGLE_RUN])
+        return table[[label]].rename(columns={label: agg})
+    if isinstance(table.columns, pd.MultiIndex):  # runs x (metric, stat)
+        return table[label]
+    single = table.loc[[label], [agg, "ci_low", "ci_high"]]  # metric x stat
+    single.index = [SINGLE_RUN]
+    return single
+
+
+class PlotAccessor:
+    """``df.ireval.plot``: the figures of :mod:`pdireval.plotting` for the accessor's frame.
+
+    A callable namespace, as pandas' ``df.plot``: ``df.ireval.plot.at_k("nDCG")`` and
+    ``df.ireval.plot("at_k", "nDCG")`` draw the same figure. It holds the frame and the
+    column mapping of the ``ireval`` accessor that made it, nothing else; each method
+    delegates to the function of the same name, which returns the matplotlib Axes.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from pdireval.datasets import example
+    >>> df = example()
+    >>> ax = df.ireval.plot("at_k", "nDCG", ks=range(1, 6))
+    >>> ax.get_ylabel(), len(ax.get_lines())
+    ('mean nDCG@k', 3)
+    >>> renamed = df.rename(columns={"run": "system"})
+    >>> ax = renamed.ireval(run="system").plot.distribution("AP")
+    >>> [tick.get_text() for tick in ax.get_xticklabels()]
+    ['medium', 'strong', 'weak']
+    """
+
+    __slots__ = ("_columns", "_obj")
+
+    _kinds: tuple[str, ...] = ("pr_curve", "per_query", "distribution", "at_k", "systems")
+
+    def __init__(self, obj: pd.DataFrame, columns: Columns = None) -> None:
+        self._obj, self._columns = obj, columns
+
+    def __call__(self, kind: Kind, *args: Any, **kwargs: Any) -> Axes:
+        """Draw the figure named by ``kind`` (one of the method names)."""
+        if kind not in self._kinds:
+            msg = f"kind={kind!r} is not a pdireval plot; use one of {list(self._kinds)}"
+            raise MetricError(msg)
+        return getattr(self, kind)(*args, **kwargs)
+
+    def pr_curve(self, points: int = 11, per_query: bool = False, **kwargs: Any) -> Axes:
+        """Averaged interpolated precision-recall curves; see :func:`plotting.pr_curve`."""
+        return pr_curve(
+            self._obj, points=points, per_query=per_query, columns=self._columns, **kwargs
+        )
+
+    def per_query(self, metric: MetricLike, baseline: Any = None, **kwargs: Any) -> Axes:
+        """Sorted per-query differences to a baseline; see :func:`plotting.per_query`."""
+        return per_query(self._obj, metric, baseline, columns=self._columns, **kwargs)
+
+    def distribution(self, metric: MetricLike, **kwargs: Any) -> Axes:
+        """Per-query distribution per run; see :func:`plotting.distribution`."""
+        return distribution(self._obj, metric, columns=self._columns, **kwargs)
+
+    def at_k(self, metric: MetricLike, ks: Iterable[int] = range(1, 21), **kwargs: Any) -> Axes:
+        """A metric against the cutoff k; see :func:`plotting.at_k`."""
+        return at_k(self._obj, metric, ks, columns=self._columns, **kwargs)
+
+    def systems(self, metric: MetricLike, ci: float | None = 0.95, **kwargs: Any) -> Axes:
+        """Runs by mean with confidence intervals; see :func:`plotting.systems`."""
+        return systems(self._obj, metric, ci, columns=self._columns, **kwargs)

@@ -1,0 +1,355 @@
+"""df.ireval.plot: what each figure contains, rendered with the Agg backend."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pdireval
+from pdireval import plotting
+from pdireval._example import example_frame
+from pdireval.datasets import example
+
+matplotlib = pytest.importorskip("matplotlib")
+matplotlib.use("Agg")
+plt = pytest.importorskip("matplotlib.pyplot")
+
+RUNS = ["medium", "strong", "weak"]
+
+
+@pytest.fixture(scope="module")
+def df() -> pd.DataFrame:
+    """The example collection: 50 topics, three runs."""
+    return example()
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Each test starts and ends without open figures."""
+    plt.close("all")
+    yield
+    plt.close("all")
+
+
+def legend_texts(ax) -> list[str]:
+    legend = ax.get_legend()
+    return [] if legend is None else [text.get_text() for text in legend.get_texts()]
+
+
+def tick_texts(ticks) -> list[str]:
+    return [tick.get_text() for tick in ticks]
+
+
+# -- pr_curve ---------------------------------------------------------------------------------
+
+
+def test_pr_curve_one_averaged_line_per_run(df: pd.DataFrame) -> None:
+    ax = df.ireval.plot.pr_curve(points=11)
+    lines = ax.get_lines()
+    assert [line.get_label() for line in lines] == RUNS
+    assert legend_texts(ax) == RUNS
+    expected = pdireval.pr_curve(df, average=True)
+    for line, run in zip(lines, RUNS, strict=True):
+        want = expected[expected["run"] == run]
+        np.testing.assert_allclose(line.get_xdata(), want["recall"])
+        np.testing.assert_allclose(line.get_ydata(), want["precision"])
+    assert ax.get_xlim() == (0.0, 1.0)
+    assert ax.get_ylim() == (0.0, 1.02)
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("recall", "interpolated precision")
+
+
+def test_pr_curve_points_sets_the_recall_levels(df: pd.DataFrame) -> None:
+    ax = df.ireval.plot.pr_curve(points=5)
+    np.testing.assert_allclose(ax.get_lines()[0].get_xdata(), [0.0, 0.25, 0.5, 0.75, 1.0])
+
+
+def test_pr_curve_per_query_adds_a_thin_line_per_query(df: pd.DataFrame) -> None:
+    ax = df.ireval.plot.pr_curve(per_query=True)
+    lines = ax.get_lines()
+    assert len(lines) == 3 * 50 + 3
+    thin = [line for line in lines if line.get_alpha() is not None and line.get_alpha() < 1]
+    assert len(thin) == 150
+    # the averaged curves are drawn last, on top, and are the only legend entries
+    assert legend_texts(ax) == RUNS
+    # each run's query curves share that run's colour
+    medium = lines[-3].get_color()
+    assert sum(line.get_color() == medium for line in thin) == 50
+
+
+def test_single_run_has_no_legend() -> None:
+    frame = example_frame()
+    one = frame[frame["run"] == "system1"].drop(columns="run")
+    ax = one.ireval.plot.pr_curve()
+    assert len(ax.get_lines()) == 1
+    assert ax.get_legend() is None
+
+
+def test_draws_on_the_given_axes(df: pd.DataFrame) -> None:
+    _fig, (left, right) = plt.subplots(1, 2)
+    assert df.ireval.plot.pr_curve(ax=right) is right
+    assert len(right.get_lines()) == 3
+    assert len(left.get_lines()) == 0
+    assert len(plt.get_fignums()) == 1  # no new figure
+
+
+def test_new_figure_when_no_axes(df: pd.DataFrame) -> None:
+    first = df.ireval.plot.at_k("P", ks=[1, 2])
+    second = df.ireval.plot.at_k("P", ks=[1, 2])
+    assert first.figure is not second.figure
+    assert len(plt.get_fignums()) == 2
+
+
+# -- per_query --------------------------------------------------------------------------------
+
+
+def test_per_query_sorted_bars_per_run(df: pd.DataFrame) -> None:
+    ax = df.ireval.plot.per_query("AP", baseline="medium")
+    assert len(ax.patches) == 2 * 50
+    assert legend_texts(ax) == ["strong − medium", "weak − medium"]
+    table = pdireval.per_query(df, "AP", baseline="medium")["delta"]
+    for container, run in zip(ax.containers, ["strong", "weak"], strict=True):
+        heights = np.array([bar.get_height() for bar in container])
+        assert np.all(np.diff(heights) <= 0)  # largest gain first
+        np.testing.assert_allclose(heights, np.sort(table[run].to_numpy())[::-1])
+    assert ax.get_ylabel() == "Δ AP (run − medium)"
+    assert ax.get_xlabel() == "query (sorted by difference)"
+
+
+def test_per_query_one_run_labels_the_queries() -> None:
+    frame = example_frame()  # two runs, two topics
+    ax = frame.ireval.plot.per_query("AP", baseline="system1")
+    assert len(ax.patches) == 2
+    # topic2 loses less than topic1, so it comes first
+    assert tick_texts(ax.get_xticklabels()) == ["topic2", "topic1"]
+    heights = [bar.get_height() for bar in ax.patches]
+    assert heights == pytest.approx([-0.1016, -0.2538], abs=1e-4)
+
+
+def test_per_query_default_baseline_is_first_run(df: pd.DataFrame) -> None:
+    ax = df.ireval.plot.per_query("nDCG@10")
+    assert legend_texts(ax) == ["strong − medium", "weak − medium"]
+
+
+def test_per_query_needs_runs() -> None:
+    frame = example_frame().drop(columns="run").drop_duplicates(["query", "doc"])
+    with pytest.raises(pdireval.SchemaError):
+        frame.ireval.plot.per_query("AP")
+
+
+# -- distribution -----------------------------------------------------------------------------
+
+
+def test_distribution_box_and_points_per_run(df: pd.DataFrame) -> None:
+    ax = df.ireval.plot.distribution("nDCG@10")
+    assert tick_texts(ax.get_xticklabels()) == RUNS
+    assert len(ax.collections) == 3  # one scatter per run
+    values = pdireval.evaluate(df, "nDCG@10")["nDCG@10"]
+    for collection, run in zip(ax.collections, RUNS, strict=True):
+        offsets = collection.get_offsets()
+        assert len(offsets) == 50
+        np.testing.assert_allclose(np.sort(offsets[:, 1]), np.sort(values.loc[run].to_numpy()))
+    assert ax.get_ylabel() == "nDCG@10 per query"
+    assert ax.get_xlabel() == "run"
+
+
+def test_distribution_is_reproducible(df: pd.DataFrame) -> None:
+    first = df.ireval.plot.distribution("AP").collections[0].get_offsets()
+    second = df.ireval.plot.distribution("AP").collections[0].get_offsets()
+    np.testing.assert_array_equal(first, second)
+
+
+def test_distribution_without_points_has_no_scatter(df: pd.DataFrame) -> None:
+    ax = df.ireval.plot.distribution("AP", points=False)
+    assert len(ax.collections) == 0
+    assert tick_texts(ax.get_xticklabels()) == RUNS
+
+
+def test_distribution_rejects_two_metrics(df: pd.DataFrame) -> None:
+    with pytest.raises(pdireval.MetricError, match="one metric"):
+        df.ireval.plot.distribution(["AP", "RR"])
+
+
+# -- at_k -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("metric", "label"), [("P", "P"), ("ndcg", "nDCG"), ("R", "R")])
+def test_at_k_one_line_per_run(df: pd.DataFrame, metric: str, label: str) -> None:
+    ax = df.ireval.plot.at_k(metric)
+    lines = ax.get_lines()
+    assert len(lines) == 3
+    assert legend_texts(ax) == RUNS
+    assert lines[0].get_xdata().tolist() == list(range(1, 21))
+    assert ax.get_ylabel() == f"mean {label}@k"
+    assert ax.get_xlabel() == "k (rank cutoff)"
+    means = pdireval.summary(df, [f"{label}@1", f"{label}@20"])
+    strong = lines[1].get_ydata()
+    assert strong[0] == pytest.approx(means.loc["strong", f"{label}@1"])
+    assert strong[-1] == pytest.approx(means.loc["strong", f"{label}@20"])
+
+
+def test_at_k_rejects_a_metric_with_cutoff(df: pd.DataFrame) -> None:
+    with pytest.raises(pdireval.MetricError, match="without a cutoff"):
+        df.ireval.plot.at_k("nDCG@10")
+
+
+# -- systems ----------------------------------------------------------------------------------
+
+
+def test_systems_ordered_by_mean_with_intervals(df: pd.DataFrame) -> None:
+    ax = df.ireval.plot.systems("AP", ci=0.95)
+    assert tick_texts(ax.get_yticklabels()) == ["weak", "medium", "strong"]  # best on top
+    table = pdireval.summary(df, "AP", ci=0.95)["AP"]
+    assert len(ax.containers) == 3
+    for y, (container, run) in enumerate(
+        zip(ax.containers, ["weak", "medium", "strong"], strict=True)
+    ):
+        point, _, (bar,) = container
+        assert point.get_xdata()[0] == pytest.approx(table.loc[run, "mean"])
+        assert point.get_ydata()[0] == y
+        segment = bar.get_segments()[0]
+        assert segment[0][0] == pytest.approx(table.loc[run, "ci_low"])
+        assert segment[1][0] == pytest.approx(table.loc[run, "ci_high"])
+    assert ax.get_xlabel() == "mean AP with 95% CI (t)"
+    assert ax.get_ylim() == (-0.5, 2.5)
+
+
+def test_systems_without_interval(df: pd.DataFrame) -> None:
+    ax = df.ireval.plot.systems("nDCG@10", ci=None)
+    assert tick_texts(ax.get_yticklabels()) == ["weak", "medium", "strong"]
+    assert all(container[2] == () for container in ax.containers)  # no error bars
+    assert ax.get_xlabel() == "mean nDCG@10"
+
+
+def test_systems_bootstrap_median(df: pd.DataFrame) -> None:
+    ax = df.ireval.plot.systems("AP", agg="median", ci_method="bootstrap", seed=1)
+    assert ax.get_xlabel() == "median AP with 95% CI (bootstrap)"
+    medians = pdireval.evaluate(df, "AP")["AP"].groupby(level="run").median()
+    xs = [container[0].get_xdata()[0] for container in ax.containers]
+    assert xs == pytest.approx(medians.sort_values().tolist())
+
+
+def test_systems_single_run() -> None:
+    frame = example_frame()
+    one = frame[frame["run"] == "system1"].drop(columns="run")
+    ax = one.ireval.plot.systems("AP", ci=0.9, ci_method="bootstrap", seed=0)
+    assert tick_texts(ax.get_yticklabels()) == [plotting.SINGLE_RUN]
+    assert ax.containers[0][0].get_xdata()[0] == pytest.approx(one.ireval.map())
+
+
+def test_systems_without_scipy_names_both_fixes(
+    df: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "scipy", None)
+    monkeypatch.setitem(sys.modules, "scipy.stats", None)
+    with pytest.raises(pdireval.MissingDependencyError, match=r"pdireval\[stats\]") as info:
+        df.ireval.plot.systems("AP", ci=0.95)
+    assert "ci_method='bootstrap'" in str(info.value)
+    ax = df.ireval.plot.systems("AP", ci=0.95, ci_method="bootstrap", seed=0)
+    assert len(ax.containers) == 3  # the bootstrap needs no scipy
+
+
+# -- the namespace ----------------------------------------------------------------------------
+
+
+def test_callable_namespace_is_the_same_operation(df: pd.DataFrame) -> None:
+    by_name = df.ireval.plot("at_k", "nDCG", ks=range(1, 6))
+    by_method = df.ireval.plot.at_k("nDCG", ks=range(1, 6))
+    for a, b in zip(by_name.get_lines(), by_method.get_lines(), strict=True):
+        np.testing.assert_array_equal(a.get_ydata(), b.get_ydata())
+
+
+def test_unknown_kind_lists_the_kinds(df: pd.DataFrame) -> None:
+    with pytest.raises(pdireval.MetricError, match=r"kind='bar'.*'pr_curve'"):
+        df.ireval.plot("bar")
+
+
+def test_column_mapping_reaches_the_plots(df: pd.DataFrame) -> None:
+    renamed = df.rename(columns={"run": "tag", "query": "qid"})
+    ax = renamed.ireval(run="tag", query="qid").plot.at_k("P", ks=[1, 5])
+    assert legend_texts(ax) == RUNS
+    ax = renamed.ireval(run="tag", query="qid").plot.per_query("AP", baseline="weak")
+    assert ax.get_xlabel() == "qid (sorted by difference)"
+
+
+def test_options_reach_the_evaluation(df: pd.DataFrame) -> None:
+    ax = df.ireval.plot.at_k("R", ks=[20], max_rank=5)
+    capped = pdireval.summary(df, "R@5")
+    assert ax.get_lines()[1].get_ydata()[0] == pytest.approx(capped.loc["strong", "R@5"])
+
+
+def test_input_frame_untouched(df: pd.DataFrame) -> None:
+    before = df.copy()
+    df.ireval.plot.pr_curve(per_query=True)
+    df.ireval.plot.distribution("AP")
+    pd.testing.assert_frame_equal(df, before)
+
+
+def test_plots_never_show(df: pd.DataFrame, monkeypatch: pytest.MonkeyPatch) -> None:
+    shown = []
+    monkeypatch.setattr(plt, "show", lambda *a, **k: shown.append(1))
+    df.ireval.plot.pr_curve()
+    df.ireval.plot.per_query("AP")
+    df.ireval.plot.distribution("AP")
+    df.ireval.plot.at_k("P", ks=[1, 2])
+    df.ireval.plot.systems("AP", ci=None)
+    assert shown == []
+
+
+# -- optional dependency ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["pr_curve", "per_query", "distribution", "at_k", "systems"])
+def test_missing_matplotlib_gives_install_hint(
+    df: pd.DataFrame, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
+    args = () if kind == "pr_curve" else ("AP",)
+    with pytest.raises(pdireval.MissingDependencyError, match=r"pip install 'pdireval\[plot\]'"):
+        df.ireval.plot(kind, *args)
+    with pytest.raises(ImportError):  # also an ImportError
+        df.ireval.plot(kind, *args)
+
+
+def test_plot_namespace_does_not_import_matplotlib() -> None:
+    """Reaching df.ireval.plot (and pdireval.plotting) imports no matplotlib; drawing does."""
+    root = str(Path(pdireval.__file__).resolve().parent.parent)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
+    probe = (
+        "import sys, pdireval, pdireval.plotting\n"
+        "from pdireval.datasets import example\n"
+        "df = example()\n"
+        "namespace = df.ireval.plot\n"
+        "print('matplotlib' in sys.modules)\n"
+        "import matplotlib; matplotlib.use('Agg')\n"
+        "namespace.at_k('P', ks=[1])\n"
+        "print('matplotlib.pyplot' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "True"]
+
+
+def test_figure_script_writes_small_pngs(tmp_path: Path) -> None:
+    script = Path(__file__).resolve().parents[1] / "docs" / "make_figures.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--all", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    names = sorted(path.name for path in tmp_path.iterdir())
+    assert names == sorted(f"{kind}.png" for kind in plotting.PlotAccessor._kinds)
+    for path in tmp_path.iterdir():
+        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert path.stat().st_size < 150_000
