@@ -1,0 +1,431 @@
+"""Opt-in Dask backend: ``import pdireval.dask`` registers ``.ireval`` on dask DataFrames.
+
+``import pdireval`` never imports dask; this module does, at its top. Each query is brought
+to one partition by a single shuffle on the query column, then the pandas engine
+(:func:`pdireval.evaluate`, :func:`pdireval.merge_qrels`) runs on every partition, so the
+numbers are those of pandas. Install with ``pip install "pdireval[dask]"``.
+
+Examples
+--------
+>>> import dask.dataframe as dd
+>>> import pdireval.dask
+>>> from pdireval.datasets import example
+>>> ddf = dd.from_pandas(example(), npartitions=4)
+>>> ddf.ireval.summary(["AP", "nDCG@10"]).round(4)
+metric      AP  nDCG@10
+run
+medium  0.5756   0.7178
+strong  0.8781   0.9347
+weak    0.2161   0.2868
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import dask
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+from dask.dataframe.extensions import register_dataframe_accessor
+
+from pdireval import api
+from pdireval._aggregate import Agg, aggregate
+from pdireval._columns import DEFAULT_COLUMNS, ColumnMap, ResolvedColumns, as_column_map
+from pdireval._merge import _id_kind
+from pdireval.compare import Baseline, CiMethod, Correction, Test, compare_table, summary_table
+from pdireval.metrics import MetricLike, parse_metrics
+
+__all__ = ["DaskIREvalAccessor", "compare", "evaluate", "merge_qrels", "summary"]
+
+Columns = ColumnMap | Mapping[str, str] | None
+
+_KEY = "__pdireval_partition_key__"
+
+
+def _explicit(resolved: ResolvedColumns) -> ColumnMap:
+    """The resolved roles as a column map that every partition resolves the same way."""
+    return ColumnMap(**dataclasses.asdict(resolved))
+
+
+def _evaluate_partition(
+    part: pd.DataFrame, metrics: list, columns: ColumnMap, options: dict[str, Any]
+) -> pd.DataFrame:
+    table = api.evaluate(part, metrics, columns=columns, **options).reset_index()
+    table.columns.name = None
+    return table
+
+
+def evaluate(
+    frame: dd.DataFrame,
+    metrics: MetricLike | Iterable[MetricLike],
+    *,
+    columns: Columns = None,
+    shuffle: bool = True,
+    npartitions: int | None = None,
+    **options: Any,
+) -> dd.DataFrame:
+    """Per-query values of one or more metrics, lazily, on a dask DataFrame.
+
+    Parameters
+    ----------
+    frame : dask DataFrame
+        A long frame (as for :func:`pdireval.evaluate`), in any number of partitions.
+    metrics, columns
+        As in :func:`pdireval.evaluate`.
+    shuffle : bool
+        Shuffle on the query column first (default). Pass ``False`` only when every
+        query already sits in one partition, e.g. for the output of :func:`merge_qrels`;
+        otherwise a query split over partitions is evaluated once per piece.
+    npartitions : int, optional
+        Partitions after the shuffle; those of ``frame`` by default.
+    **options
+        ``queries``, ``max_rank``, ``judged_only``, ``ties``, ``validate`` as in
+        :func:`pdireval.evaluate`.
+
+    Returns
+    -------
+    dask DataFrame
+        Lazy; nothing is computed until ``.compute()``. Unlike the pandas result the ids
+        are *columns*, not the index (dask has no MultiIndex): the run column (if any),
+        the query column, then one float64 column per canonical metric label, i.e.
+        ``pdireval.evaluate(df, ...).reset_index()`` with the rows grouped by partition
+        instead of sorted. ``result.compute().set_index(["run", "query"]).sort_index()``
+        gives the pandas table.
+
+    Raises
+    ------
+    SchemaError, MetricError
+        At call time for unknown metrics and missing columns; at compute time for
+        problems in the data (duplicate documents, bad ranks, ...).
+
+    Notes
+    -----
+    One shuffle on the query column puts all rows of a query -- every run's -- in one
+    partition; :func:`pdireval.evaluate` then runs on each partition, so the values are
+    exactly those of the pandas engine.
+
+    Examples
+    --------
+    >>> import dask.dataframe as dd, pandas as pd, pdireval.dask
+    >>> df = pd.DataFrame({"query": ["q1", "q1", "q2", "q2"], "doc": ["a", "b", "a", "b"],
+    ...                    "rank": [1, 2, 1, 2], "rel": [0, 1, 1, 0]})
+    >>> lazy = pdireval.dask.evaluate(dd.from_pandas(df, npartitions=2), ["AP", "RR"])
+    >>> lazy.compute().sort_values("query").to_string(index=False)
+    'query   AP  RR\\n   q1 0.5 0.5\\n   q2 1.0 1.0'
+    """
+    parsed = parse_metrics(metrics)
+    resolved = as_column_map(columns).resolve(frame._meta)
+    resolved.require(frame._meta, "query")
+    explicit = _explicit(resolved)
+    meta = _evaluate_partition(frame._meta, parsed, explicit, options)
+    if shuffle:
+        frame = frame.shuffle(on=resolved.query, npartitions=npartitions)
+    return frame.map_partitions(
+        _evaluate_partition, parsed, explicit, options, meta=meta, enforce_metadata=False
+    )
+
+
+def _to_pandas(lazy: dd.DataFrame, frame: dd.DataFrame, columns: Columns) -> pd.DataFrame:
+    """Compute a lazy per-query table into the shape :func:`pdireval.evaluate` returns."""
+    resolved = as_column_map(columns).resolve(frame._meta)
+    keys = [name for name in (resolved.run, resolved.query) if name is not None]
+    table = lazy.compute().set_index(keys).sort_index()
+    table.columns.name = "metric"
+    return table
+
+
+def summary(
+    frame: dd.DataFrame,
+    metrics: MetricLike | Iterable[MetricLike],
+    *,
+    agg: Agg = "mean",
+    columns: Columns = None,
+    ci: float | None = None,
+    ci_method: CiMethod = "t",
+    n_resamples: int = 10_000,
+    seed: Any = None,
+    **options: Any,
+) -> pd.Series | pd.DataFrame:
+    """Aggregated values (MAP, mean nDCG@k, ...) of a dask DataFrame, as pandas.
+
+    Parameters
+    ----------
+    frame : dask DataFrame
+        A long frame.
+    metrics, agg, columns, ci, ci_method, n_resamples, seed, **options
+        As in :func:`pdireval.summary`; ``shuffle`` and ``npartitions`` as in
+        :func:`evaluate`.
+
+    Returns
+    -------
+    Series or DataFrame
+        Computed (not lazy): exactly what :func:`pdireval.summary` returns for the same
+        rows in pandas. The per-query table (queries x runs rows, small) is computed on
+        the cluster with :func:`evaluate`, then aggregated in pandas.
+
+    Examples
+    --------
+    >>> import dask.dataframe as dd, pandas as pd, pdireval.dask
+    >>> df = pd.DataFrame({"query": ["q1", "q1", "q2", "q2"], "doc": ["a", "b", "a", "b"],
+    ...                    "rank": [1, 2, 1, 2], "rel": [0, 1, 1, 0]})
+    >>> pdireval.dask.summary(dd.from_pandas(df, npartitions=2), ["AP", "RR"])
+    metric
+    AP    0.75
+    RR    0.75
+    Name: mean, dtype: float64
+    """
+    table = _to_pandas(evaluate(frame, metrics, columns=columns, **options), frame, columns)
+    if ci is not None:
+        return summary_table(
+            table, agg=agg, ci=ci, ci_method=ci_method, n_resamples=n_resamples, seed=seed
+        )
+    return aggregate(table, agg, by_run=isinstance(table.index, pd.MultiIndex))
+
+
+def compare(
+    frame: dd.DataFrame,
+    metrics: MetricLike | Iterable[MetricLike],
+    *,
+    baseline: Baseline = None,
+    test: Test = "t",
+    correction: Correction | None = "holm",
+    alpha: float = 0.05,
+    n_resamples: int = 10_000,
+    seed: Any = None,
+    columns: Columns = None,
+    **options: Any,
+) -> pd.DataFrame:
+    """Paired significance tests between the runs of a dask DataFrame, as pandas.
+
+    Parameters
+    ----------
+    frame : dask DataFrame
+        A long frame with a run column and at least two runs.
+    metrics, baseline, test, correction, alpha, n_resamples, seed, columns, **options
+        As in :func:`pdireval.compare`; ``shuffle`` and ``npartitions`` as in
+        :func:`evaluate`.
+
+    Returns
+    -------
+    DataFrame
+        Computed: the per-query table is computed with :func:`evaluate` (queries x runs
+        rows) and compared in pandas, so the result equals :func:`pdireval.compare`'s.
+
+    Examples
+    --------
+    >>> import dask.dataframe as dd, pdireval.dask
+    >>> from pdireval._example import example_frame
+    >>> ddf = dd.from_pandas(example_frame(), npartitions=2)
+    >>> result = pdireval.dask.compare(ddf, "AP", baseline="system1", test="sign")
+    >>> result[["run", "baseline", "metric", "wins", "losses"]]
+           run baseline metric  wins  losses
+    0  system2  system1     AP     0       2
+    """
+    table = _to_pandas(evaluate(frame, metrics, columns=columns, **options), frame, columns)
+    return compare_table(
+        table,
+        baseline=baseline,
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        n_resamples=n_resamples,
+        seed=seed,
+    )
+
+
+def _colocation_key(ids: pd.Series, numeric: bool) -> np.ndarray:
+    """A uint64 per id, equal for ids that :func:`pdireval.merge_qrels` matches.
+
+    The run's and the qrels' query columns may have different dtypes (arrow and object
+    strings, categorical, int32 and int64); the key does not depend on them.
+    """
+    if isinstance(ids.dtype, pd.CategoricalDtype):
+        ids = ids.astype(ids.dtype.categories.dtype)
+    if numeric:  # 1 (int32), 1 (int64) and 1.0 match in merge_qrels: hash them alike
+        return pd.util.hash_array(ids.to_numpy(dtype=np.float64))
+    return pd.util.hash_array(ids.astype(str).to_numpy(dtype=object))
+
+
+def _with_key(part: pd.DataFrame, query: str, numeric: bool) -> pd.DataFrame:
+    return part.assign(**{_KEY: _colocation_key(part[query], numeric)})
+
+
+def _merge_partition(
+    run: pd.DataFrame,
+    qrels: pd.DataFrame,
+    runs: Any,
+    resolved: ResolvedColumns,
+    qrels_columns: ColumnMap,
+    meta: pd.DataFrame,
+) -> pd.DataFrame:
+    """merge_qrels on one partition: its run rows and the judgments of its queries."""
+    run, qrels = run.drop(columns=_KEY), qrels.drop(columns=_KEY)
+    q_query, q_doc = qrels_columns.query, qrels_columns.doc
+    if resolved.run is not None and len(qrels):
+        # A run that retrieved none of this partition's queries still gets their judged
+        # documents, as in pandas: add them as unranked run rows (merge_qrels labels them).
+        present = set(run[resolved.run].unique())
+        missing = [name for name in runs if name not in present]
+        if missing:
+            pad = pd.DataFrame(
+                {
+                    resolved.query: np.tile(qrels[q_query].to_numpy(dtype=object), len(missing)),
+                    resolved.doc: np.tile(qrels[q_doc].to_numpy(dtype=object), len(missing)),
+                    resolved.run: np.repeat(np.asarray(missing, dtype=object), len(qrels)),
+                }
+            )
+            run = pd.concat([run, pad], ignore_index=True)
+    merged = api.merge_qrels(run, qrels, columns=_explicit(resolved), qrels_columns=qrels_columns)
+    return merged.astype(meta.dtypes.to_dict())
+
+
+def merge_qrels(
+    run: dd.DataFrame,
+    qrels: pd.DataFrame | dd.DataFrame,
+    *,
+    columns: Columns = None,
+    qrels_columns: Columns = None,
+    npartitions: int | None = None,
+) -> dd.DataFrame:
+    """Attach relevance labels to a dask run and add the judged documents it did not retrieve.
+
+    Parameters
+    ----------
+    run : dask DataFrame
+        Retrieved documents, as for :func:`pdireval.merge_qrels`.
+    qrels : DataFrame or dask DataFrame
+        Judgments. They are small next to a run: a dask qrels frame is computed once, at
+        call time, to check it (duplicate judgments, dtypes) and to find out which
+        queries are judged.
+    columns, qrels_columns
+        As in :func:`pdireval.merge_qrels`.
+    npartitions : int, optional
+        Partitions of the result; those of ``run`` by default.
+
+    Returns
+    -------
+    dask DataFrame
+        Lazy. The rows of :func:`pdireval.merge_qrels` (same columns and dtypes as dask
+        gives them), partitioned so that every query -- all its runs, its run rows and
+        its judged documents nobody retrieved -- lies in one partition: pass it to
+        :func:`evaluate` with ``shuffle=False``. Rows are grouped by partition, not in
+        the run's order. A query judged but never retrieved appears once (per run), not
+        once per partition.
+
+    Notes
+    -----
+    The run is shuffled once, on a hash of its query ids that does not depend on their
+    dtype; the qrels are shuffled the same way into the same partitions, then
+    :func:`pdireval.merge_qrels` runs on each pair of partitions. With a run column the
+    run ids are found lazily (one small reduction), because every run gets the
+    judgments of every query.
+
+    Examples
+    --------
+    >>> import dask.dataframe as dd, pandas as pd, pdireval.dask
+    >>> run = pd.DataFrame({"query": ["q1", "q1", "q2"], "doc": ["a", "b", "a"],
+    ...                     "score": [2.0, 1.0, 1.0]})
+    >>> qrels = pd.DataFrame({"query": ["q1", "q1", "q3"], "doc": ["b", "c", "a"],
+    ...                       "rel": [1, 2, 1]})
+    >>> merged = pdireval.dask.merge_qrels(dd.from_pandas(run, npartitions=2), qrels)
+    >>> len(merged.compute())  # 3 run rows, c of q1 and a of q3 (judged, never retrieved)
+    5
+    >>> lazy = pdireval.dask.evaluate(merged, ["AP"], shuffle=False)
+    >>> lazy.compute().sort_values("query").to_string(index=False)
+    'query   AP\\n   q1 0.25\\n   q3 0.00'
+    """
+    if isinstance(qrels, dd.DataFrame):
+        qrels = qrels.compute()
+    resolved = as_column_map(columns).resolve(run._meta)
+    q_resolved = as_column_map(qrels_columns).resolve(qrels)
+    # Validate both frames now (missing columns, clashes, dtypes, duplicate judgments).
+    meta = api.merge_qrels(run._meta, qrels, columns=columns, qrels_columns=qrels_columns)
+    meta = meta.iloc[:0]
+    numeric = (
+        _id_kind(run._meta[resolved.query]) == "number"
+        and _id_kind(qrels[q_resolved.query]) == "number"
+    )
+    n = npartitions or run.npartitions
+    keyed_run = run.map_partitions(_with_key, resolved.query, numeric)
+    keyed_run = keyed_run.shuffle(on=_KEY, npartitions=n)
+    keyed_qrels = _with_key(qrels, q_resolved.query, numeric)
+    keyed_qrels = dd.from_pandas(keyed_qrels, npartitions=1, sort=False).shuffle(
+        on=_KEY, npartitions=n
+    )
+    runs = None
+    if resolved.run is not None:
+        runs = dask.delayed(_unique)(run[resolved.run].drop_duplicates())
+    return dd.map_partitions(
+        _merge_partition,
+        keyed_run,
+        keyed_qrels,
+        runs,
+        resolved,
+        _explicit(q_resolved),
+        meta,
+        meta=meta,
+        align_dataframes=False,
+    )
+
+
+def _unique(ids: pd.Series) -> list:
+    return list(ids.unique())
+
+
+@register_dataframe_accessor("ireval")
+class DaskIREvalAccessor:
+    """IR evaluation for long-format dask DataFrames (registered by ``import pdireval.dask``).
+
+    Mirrors the pandas ``.ireval`` accessor: call it to map columns
+    (``ddf.ireval(query="qid")``); ``evaluate`` is lazy, ``summary`` and ``compare``
+    compute and return pandas objects.
+
+    Examples
+    --------
+    >>> import dask.dataframe as dd, pandas as pd, pdireval.dask
+    >>> df = pd.DataFrame({"qid": [1, 1, 2], "doc": ["a", "b", "a"],
+    ...                    "rank": [1, 2, 1], "label": [0, 1, 1]})
+    >>> ddf = dd.from_pandas(df, npartitions=2)
+    >>> ddf.ireval(query="qid").summary(["RR", "P@1"])
+    metric
+    RR     0.75
+    P@1    0.50
+    Name: mean, dtype: float64
+    """
+
+    __slots__ = ("_columns", "_obj")
+
+    def __init__(self, obj: dd.DataFrame, columns: ColumnMap = DEFAULT_COLUMNS) -> None:
+        self._obj, self._columns = obj, columns
+
+    def __call__(
+        self,
+        *,
+        query: str | None = None,
+        doc: str | None = None,
+        rank: str | None = None,
+        rel: str | None = None,
+        score: str | None = None,
+        run: str | None = None,
+        known: str | None = None,
+    ) -> DaskIREvalAccessor:
+        """Return an accessor that reads the given roles from other columns."""
+        names = dict(query=query, doc=doc, rank=rank, rel=rel, score=score, run=run, known=known)
+        return DaskIREvalAccessor(self._obj, self._columns.remap(**names))
+
+    def evaluate(self, metrics: MetricLike | Iterable[MetricLike], **options: Any) -> dd.DataFrame:
+        """Lazy per-query values; see :func:`pdireval.dask.evaluate`."""
+        return evaluate(self._obj, metrics, columns=self._columns, **options)
+
+    def summary(
+        self, metrics: MetricLike | Iterable[MetricLike], agg: Agg = "mean", **options: Any
+    ) -> pd.Series | pd.DataFrame:
+        """Aggregated values; see :func:`pdireval.dask.summary`."""
+        return summary(self._obj, metrics, agg=agg, columns=self._columns, **options)
+
+    def compare(self, metrics: MetricLike | Iterable[MetricLike], **options: Any) -> pd.DataFrame:
+        """Paired significance tests between runs; see :func:`pdireval.dask.compare`."""
+        return compare(self._obj, metrics, columns=self._columns, **options)
