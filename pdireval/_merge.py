@@ -100,15 +100,18 @@ def merge_qrels(
     }
     if run_cols.run is not None:
         added[run_cols.run] = pd.Index(run_ids).take(missing_run).array
-    result = pd.concat([run, pd.DataFrame(added)], ignore_index=True)[list(run.columns)]
+    base = run
+    for name in added:
+        if isinstance(run[name].dtype, pd.CategoricalDtype):  # stay categorical, no re-encoding
+            widened = _widen_categories(run[name], added[name])
+            base = run.copy(deep=False) if base is run else base
+            base[name] = widened
+            added[name] = pd.Categorical(added[name], dtype=widened.dtype)
+    result = pd.concat([base, pd.DataFrame(added)], ignore_index=True)[list(run.columns)]
     rank_name = run_cols.rank
     if rank_name is not None and pd.api.types.is_integer_dtype(run[rank_name].dtype):
         result[rank_name] = _nullable_ints(result[rank_name].to_numpy(dtype=np.float64))
     result[rel_name] = _nullable_ints(np.concatenate([run_label, labels[missing_judgment]]))
-    for role in ("query", "doc", "run"):
-        name = getattr(run_cols, role)
-        if name is not None:
-            result[name] = _keep_categorical(result[name], run[name])
     return result
 
 
@@ -195,10 +198,15 @@ def _as_python_objects(values: pd.Series | pd.api.extensions.ExtensionArray) -> 
     return np.asarray(pd.Series(values).astype(object).to_numpy(), dtype=object)
 
 
-def _keep_categorical(column: pd.Series, original: pd.Series) -> pd.Series:
-    """Give a concatenated column back the categorical dtype of the run's column."""
-    if not isinstance(original.dtype, pd.CategoricalDtype):
+def _widen_categories(column: pd.Series, extra: object) -> pd.Series:
+    """The categorical ``column`` with the values of ``extra`` it lacks added as categories.
+
+    Adding categories at the end keeps the codes, so the run's rows are not re-encoded.
+    """
+    values = pd.Index(pd.unique(np.asarray(extra, dtype=object)))
+    new = values.difference(column.cat.categories)
+    if not len(new):
         return column
-    added = pd.Index(column.dropna().unique()).difference(original.cat.categories)
-    categories = original.cat.categories.append(added)
-    return column.astype(pd.CategoricalDtype(categories, ordered=original.cat.ordered))
+    dtype = pd.CategoricalDtype(column.cat.categories.append(new), ordered=column.cat.ordered)
+    codes = pd.Categorical.from_codes(column.cat.codes.to_numpy(), dtype=dtype)
+    return pd.Series(codes, index=column.index, name=column.name)
