@@ -353,13 +353,14 @@ def compare(
     queries: QueryPolicy = "judged",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ties: TiePolicy = "trec",
     validate: bool = True,
 ) -> pd.DataFrame:
     """Paired significance tests between runs, with effect sizes and confidence intervals.
 
     Parameters
     ----------
-    frame, metrics, columns, queries, max_rank, judged_only, validate
+    frame, metrics, columns, queries, max_rank, judged_only, ties, validate
         As in :func:`evaluate`; the frame needs a run column with at least two runs.
     baseline : run id, list of run ids, or None
         One run: every other run is compared to it. A list: each listed run in turn
@@ -448,6 +449,7 @@ def compare(
         queries=queries,
         max_rank=max_rank,
         judged_only=judged_only,
+        ties=ties,
         validate=validate,
     )
     return compare_table(
@@ -470,6 +472,7 @@ def per_query(
     queries: QueryPolicy = "judged",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ties: TiePolicy = "trec",
     validate: bool = True,
 ) -> pd.DataFrame:
     """Per-query values of one metric, run by run, with the differences to a baseline.
@@ -478,7 +481,7 @@ def per_query(
 
     Parameters
     ----------
-    frame, columns, queries, max_rank, judged_only, validate
+    frame, columns, queries, max_rank, judged_only, ties, validate
         As in :func:`evaluate`; the frame needs a run column with at least two runs.
     metric : str or Metric
         One metric.
@@ -521,6 +524,7 @@ def per_query(
         queries=queries,
         max_rank=max_rank,
         judged_only=judged_only,
+        ties=ties,
         validate=validate,
     )
     return per_query_table(table, baseline=baseline)
@@ -540,13 +544,14 @@ def report(
     queries: QueryPolicy = "judged",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ties: TiePolicy = "trec",
     validate: bool = True,
 ) -> Report:
     """Evaluate once and build a :class:`~pdireval.report.Report` of the runs.
 
     Parameters
     ----------
-    frame, metrics, columns, queries, max_rank, judged_only, validate
+    frame, metrics, columns, queries, max_rank, judged_only, ties, validate
         As in :func:`evaluate`; the frame needs a run column with at least two runs.
     baseline, test, correction, alpha, n_resamples, seed
         As in :func:`compare`. The per-query table takes its deltas to ``baseline``
@@ -585,9 +590,15 @@ def report(
         queries=queries,
         max_rank=max_rank,
         judged_only=judged_only,
+        ties=ties,
         validate=validate,
     )
-    settings = {"queries": queries, "max_rank": max_rank, "judged_only": judged_only}
+    settings = {
+        "queries": queries,
+        "max_rank": max_rank,
+        "judged_only": judged_only,
+        "ties": ties,
+    }
     return build_report(
         table,
         parsed,

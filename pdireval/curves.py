@@ -32,7 +32,7 @@ import pandas as pd
 
 from pdireval._columns import ColumnMap, as_column_map
 from pdireval._errors import MetricError
-from pdireval._ranking import QueryPolicy, prepare
+from pdireval._ranking import QueryPolicy, TiePolicy, prepare
 from pdireval.metrics import IPrec, Metric, MetricLike, parse_metric
 from pdireval.metrics._base import Family
 from pdireval.metrics.interpolated import recall_levels
@@ -69,6 +69,7 @@ def pr_curve(
     queries: QueryPolicy = "judged",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ties: TiePolicy = "trec",
     validate: bool = True,
 ) -> pd.DataFrame:
     """Precision-recall curve of every query (and run), as a long table.
@@ -90,7 +91,7 @@ def pr_curve(
         Average the interpolated precision over queries at each level (per run): the
         classic averaged 11-point curve. Needs ``interpolated=True`` (raw curves of
         different queries have different recall points).
-    columns, queries, max_rank, judged_only, validate
+    columns, queries, max_rank, judged_only, ties, validate
         As in :func:`pdireval.evaluate`.
 
     Returns
@@ -122,6 +123,7 @@ def pr_curve(
         queries=queries,
         max_rank=max_rank,
         judged_only=judged_only,
+        ties=ties,
         validate=validate,
     )
     if not interpolated:
@@ -192,6 +194,7 @@ def curve(
     queries: QueryPolicy = "judged",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ties: TiePolicy = "trec",
     validate: bool = True,
 ) -> pd.DataFrame:
     """A metric at a range of cutoffs (``nDCG@1``, ``nDCG@2``, ...), as a long table.
@@ -208,7 +211,7 @@ def curve(
         The cutoffs, in the order wanted (default 1..10).
     average : bool
         Average over queries at each k (per run).
-    columns, queries, max_rank, judged_only, validate
+    columns, queries, max_rank, judged_only, ties, validate
         As in :func:`pdireval.evaluate`.
 
     Returns
@@ -254,6 +257,7 @@ def curve(
         queries=queries,
         max_rank=max_rank,
         judged_only=judged_only,
+        ties=ties,
         validate=validate,
     )
     long = _long(table[[m.label for m in metrics]], [m.k for m in metrics], "k", "value")

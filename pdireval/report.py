@@ -42,9 +42,9 @@ _CORRECTIONS = {
     None: "no",
 }
 TIE_RULE = (
-    "rank column order when present; otherwise score descending, equal scores ordered by doc "
-    "id descending compared as strings (trec_eval); per-query differences within 1e-12 count "
-    "as ties"
+    "rank column order when present; otherwise score descending, equal scores ordered by the "
+    "'ties' policy above (trec: doc id descending compared as strings, as trec_eval); "
+    "per-query differences within 1e-12 count as ties"
 )
 
 

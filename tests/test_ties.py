@@ -174,3 +174,23 @@ def test_esl_is_the_mean_search_length_over_the_orders_of_tied_documents(seed: i
         np.testing.assert_allclose(
             ours.loc[expected.index].to_numpy(), expected.to_numpy(), rtol=0, atol=1e-9
         )
+
+
+def test_tie_policy_reaches_compare_per_query_report_and_curves() -> None:
+    """Every function built on evaluate forwards ties= (and the report records it)."""
+    frame = pd.concat(
+        [_case(5).assign(run="a"), _case(5).assign(run="b", score=lambda f: -f["score"])],
+        ignore_index=True,
+    )
+    for policy in ("optimistic", "average"):
+        table = pdireval.evaluate(frame, "AP", ties=policy)
+        delta = (table.loc["b", "AP"] - table.loc["a", "AP"]).mean()
+        assert pdireval.compare(frame, "AP", ties=policy, correction=None)["delta"].iloc[0] == (
+            pytest.approx(delta)
+        )
+        curve = pdireval.curve(frame, "P", ks=[1, 2], ties=policy)
+        expected = pdireval.evaluate(frame, ["P@1"], ties=policy)["P@1"]
+        assert curve[curve["k"] == 1]["value"].to_numpy() == pytest.approx(expected.to_numpy())
+    report = pdireval.report(frame, "AP", ties="optimistic", test="sign")
+    about = dict(zip(report.about["item"], report.about["value"], strict=True))
+    assert about["ties"] == "optimistic"
