@@ -10,10 +10,10 @@ Workloads (each run-ordered or shuffled, ids as pandas ``str``, ``object`` or ``
   for the check that time is linear in rows.
 
 Tools are those of ``bench_core.py`` (``pdireval``, ``pdireval_trusted``, ``pytrec_eval``,
-``ir_measures``, ``ranx``) plus ``pdireval_evaluate`` (``evaluate`` on an already merged
-frame) and ``numpy_lb``, the numpy lower bound of the same work (:func:`run_numpy_lb`).  Each
-(workload, size, ids, order, tool) case runs in a fresh subprocess, with bench_core's warm-up,
-peak-RSS reset and repetition logic.
+``ir_measures``, ``ranx``, ``trectools``) plus ``pdireval_evaluate`` (``evaluate`` on an
+already merged frame) and ``numpy_lb``, the numpy lower bound of the same work
+(:func:`run_numpy_lb`).  Each (workload, size, ids, order, tool) case runs in a fresh
+subprocess, with bench_core's warm-up, peak-RSS reset and repetition logic.
 
 Examples
 --------
@@ -56,6 +56,7 @@ TOOLS = (
     "pytrec_eval",
     "ir_measures",
     "ranx",
+    "trectools",
 )
 IDS = ("str", "object", "category")
 ORDERS = core.ORDERS
@@ -474,6 +475,9 @@ def _case_key(record: dict) -> tuple:
 def agreement_flags(records: list[dict]) -> None:
     """Add ``agree``: the largest |mean difference| to pdireval's result on the same case.
 
+    Metrics listed for the tool in ``bench_core.KNOWN_DIFFERENCES`` are left out of ``agree``;
+    their differences go to ``agree_known`` (``{label: |mean difference|}``), reported apart.
+
     Parameters
     ----------
     records : list of dict
@@ -490,7 +494,12 @@ def agreement_flags(records: list[dict]) -> None:
             r["agree"] = None
             continue
         frame = pd.read_parquet(r["result_path"])
-        r["agree"] = float((frame.mean() - base.mean()).abs().max())
+        diffs = (frame.mean() - base.mean()).abs()
+        known = [label for label in LABELS if label in core.KNOWN_DIFFERENCES.get(r["tool"], {})]
+        r["agree"] = float(diffs.drop(known).max())
+        r["agree_known"] = {
+            label: float(diffs[label]) for label in known if diffs[label] > core.AGREEMENT_TOLERANCE
+        }
         r["n_queries"] = len(frame)
 
 
@@ -526,6 +535,9 @@ def table(records: list[dict]) -> str:
         ratio = f"{med / pdi:.2f}x" if pdi else "n/a"
         vs_lb = f"{med / lb:.2f}x" if lb else "n/a"
         agree = "n/a" if r.get("agree") is None else f"{r['agree']:.1e}"
+        known = [f"{k} {v:.1e}" for k, v in (r.get("agree_known") or {}).items()]
+        if known:
+            agree += f" (known: {', '.join(known)})"
         lines.append(
             f"{head} | {med:.3f} | {med / r['rows'] * 1e6:.3f} | {ratio} | {vs_lb} "
             f"| {r['peak_extra_mb']:.0f} | {agree} |"
@@ -622,7 +634,8 @@ def main(argv: list[str] | None = None) -> int:
                             print(f"[scale]   {record.get('status')} {done}", file=sys.stderr)
                             records.append(record)
         agreement_flags(records)
-    print(table(records))
+    seen = {(r["tool"], label) for r in records for label in r.get("agree_known") or {}}
+    print(table(records) + core.known_notes(seen))
     if args.json:
         env = core.environment()
         clean = [{k: v for k, v in r.items() if k != "result_path"} for r in records]

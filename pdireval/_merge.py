@@ -9,9 +9,15 @@ import pandas as pd
 
 from pdireval._columns import ColumnMap, as_column_map
 from pdireval._errors import SchemaError
+from pdireval._keys import id_keys, spread
 from pdireval._ranking import check_no_nulls, labels_of
+from pdireval._take import take
 
 __all__ = ["merge_qrels"]
+
+_SPARE_BITS = 8  # lookup table of ~256 slots per judged doc: <1% of unjudged rows pass
+_MAX_TABLE_BITS = 22  # at most 4 MB, so that lookups stay in the CPU cache
+_PAIR_MIX = np.uint64(0xBF58476D1CE4E5B9)
 
 
 def merge_qrels(
@@ -84,8 +90,12 @@ def merge_qrels(
         raise SchemaError(msg)
 
     row, judgment = _match((run[run_cols.query], run[run_cols.doc]), (q_query, q_doc), convert)
-    run_label = np.full(len(run), np.nan)
-    run_label[row] = labels[judgment]
+    unlabelled = np.isnan(labels)  # a judgment without a label stays missing
+    label_values = np.where(unlabelled, 0, labels).astype(np.int64)  # checked whole numbers
+    run_label = np.zeros(len(run), dtype=np.int64)
+    run_label[row] = label_values[judgment]
+    unjudged = np.ones(len(run), dtype=bool)
+    unjudged[row] = unlabelled[judgment]
     if run_cols.run is not None:
         run_codes, run_ids = pd.factorize(run[run_cols.run], sort=True)
     else:
@@ -111,7 +121,10 @@ def merge_qrels(
     rank_name = run_cols.rank
     if rank_name is not None and pd.api.types.is_integer_dtype(run[rank_name].dtype):
         result[rank_name] = _nullable_ints(result[rank_name].to_numpy(dtype=np.float64))
-    result[rel_name] = _nullable_ints(np.concatenate([run_label, labels[missing_judgment]]))
+    result[rel_name] = pd.arrays.IntegerArray(
+        np.concatenate([run_label, label_values[missing_judgment]]),
+        np.concatenate([unjudged, unlabelled[missing_judgment]]),
+    )
     return result
 
 
@@ -122,40 +135,84 @@ def _match(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Pairs (run row, qrels row) with equal (query, doc).
 
-    Only run rows whose doc is judged somewhere are merged exactly: the judged docs are
-    a tiny share of a run, so a hash lookup of the doc column finds the candidates.
-    ``convert`` says, for query and doc, whether the two sides need comparing as Python
-    objects because their dtypes differ.
+    The judged docs are a tiny share of a run, so a table lookup of the doc keys
+    (:mod:`pdireval._keys`) first keeps the few rows whose doc may be judged; those are
+    then joined on (query, doc) by their keys, and the ids of each joined pair compared.
+    Without keys (e.g. float or mixed ids) the ids are joined directly; ``convert`` says,
+    for query and doc, whether they need comparing as Python objects because their
+    dtypes differ.
     """
     (run_query, run_doc), (q_query, q_doc) = run_ids, qrels_ids
-    if convert[1]:
-        run_docs = pd.Series(_as_python_objects(run_doc))
-        candidates = np.flatnonzero(run_docs.isin(set(_as_python_objects(q_doc))).to_numpy())
-    else:
-        candidates = np.flatnonzero(_is_in(run_doc, q_doc))
-    keys = {
-        "q": (run_query.array.take(candidates), q_query.array),
-        "d": (run_doc.array.take(candidates), q_doc.array),
-    }
-    for (name, (left_ids, right_ids)), differ in zip(list(keys.items()), convert, strict=True):
+    candidates = _maybe_judged(run_doc, q_doc, convert[1])
+    left_ids = (take(run_query, candidates), take(run_doc, candidates))
+    found = _join_on_keys(left_ids, (q_query, q_doc))
+    if found is not None:
+        return candidates[found[0]], found[1]
+    keys = {"q": (left_ids[0].array, q_query.array), "d": (left_ids[1].array, q_doc.array)}
+    for (name, (left, right)), differ in zip(list(keys.items()), convert, strict=True):
         if differ:
-            keys[name] = (_as_python_objects(left_ids), _as_python_objects(right_ids))
+            keys[name] = (_as_python_objects(left), _as_python_objects(right))
     left = pd.DataFrame({"q": keys["q"][0], "d": keys["d"][0], "row": candidates})
     right = pd.DataFrame({"q": keys["q"][1], "d": keys["d"][1], "judgment": np.arange(len(q_doc))})
     matched = left.merge(right, on=["q", "d"], how="inner")
     return matched["row"].to_numpy(), matched["judgment"].to_numpy()
 
 
-def _is_in(values: pd.Series, lookup: pd.Series) -> np.ndarray:
-    """``values.isin(lookup)`` as a bool array; straight on Arrow data when it is Arrow-backed."""
-    chunked = getattr(values.array, "_pa_array", None)
-    if chunked is None:
-        return values.isin(lookup.unique()).to_numpy()
-    import pyarrow as pa
-    import pyarrow.compute as pc
+def _maybe_judged(run_doc: pd.Series, q_doc: pd.Series, differ: bool) -> np.ndarray:
+    """Run rows whose doc may be judged: all rows that are, and a few percent more."""
+    run_keys = id_keys(run_doc)  # keys depend on the values only, whatever the dtype
+    judged_keys = None if run_keys is None else id_keys(q_doc)
+    if judged_keys is None:
+        if differ:
+            run_docs = pd.Series(_as_python_objects(run_doc))
+            return np.flatnonzero(run_docs.isin(set(_as_python_objects(q_doc))).to_numpy())
+        return np.flatnonzero(run_doc.isin(q_doc.unique()).to_numpy())
+    bits = min(max(len(judged_keys).bit_length() + _SPARE_BITS, 10), _MAX_TABLE_BITS)
+    table = np.zeros(1 << bits, dtype=bool)
+    table[spread(judged_keys, bits)] = True
+    return np.flatnonzero(table[spread(run_keys, bits)])
 
-    value_set = pa.array(np.asarray(lookup.unique(), dtype=object), type=chunked.type)
-    return pc.is_in(chunked, value_set=value_set).to_numpy(zero_copy_only=False)
+
+def _join_on_keys(
+    left: tuple[pd.Series, pd.Series], right: tuple[pd.Series, pd.Series]
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Pairs (left row, right row) with equal (query, doc), found by their combined keys.
+
+    None when a key is unavailable or two right rows share a combined key (then the
+    caller joins the ids themselves).
+    """
+    left_keys, right_keys = _pair_keys(*left), _pair_keys(*right)
+    if left_keys is None or right_keys is None:
+        return None
+    order = np.argsort(right_keys)
+    sorted_keys = right_keys[order]
+    if np.any(sorted_keys[1:] == sorted_keys[:-1]):
+        return None
+    if not len(order):
+        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
+    at = np.minimum(np.searchsorted(sorted_keys, left_keys), len(order) - 1)
+    rows = np.flatnonzero(sorted_keys[at] == left_keys)
+    judgments = order[at[rows]]
+    same = _equal(left[0], rows, right[0], judgments) & _equal(left[1], rows, right[1], judgments)
+    return rows[same], judgments[same]
+
+
+def _pair_keys(query: pd.Series, doc: pd.Series) -> np.ndarray | None:
+    """One key per (query, doc) row; None when either column has no keys."""
+    query_keys, doc_keys = id_keys(query), id_keys(doc)
+    if query_keys is None or doc_keys is None:
+        return None
+    query_keys *= _PAIR_MIX
+    query_keys ^= doc_keys
+    return query_keys
+
+
+def _equal(left: pd.Series, rows: np.ndarray, right: pd.Series, at: np.ndarray) -> np.ndarray:
+    """``left[rows] == right[at]`` element-wise, as a bool array."""
+    one, other = left.array.take(rows), right.array.take(at)
+    if one.dtype != other.dtype:
+        one, other = _as_python_objects(one), _as_python_objects(other)
+    return np.asarray(one == other, dtype=bool)
 
 
 def _nullable_ints(values: np.ndarray) -> pd.arrays.IntegerArray:

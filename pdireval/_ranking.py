@@ -18,6 +18,7 @@ from pdireval._columns import ResolvedColumns
 from pdireval._duplicates import repeated_rows
 from pdireval._errors import MetricError, SchemaError
 from pdireval._positions import TieBreak, judged_positions
+from pdireval._take import take
 
 __all__ = ["QUERY_POLICIES", "QueryPolicy", "Ranked", "labels_of", "prepare"]
 
@@ -214,7 +215,7 @@ def prepare(
         n_groups,
         by_rank=columns.rank is not None,
         ties=TieBreak(
-            doc_ids=lambda rows: doc_column.take(frame_rows(rows)), label=ret_label, policy=ties
+            doc_ids=lambda rows: take(doc_column, frame_rows(rows)), label=ret_label, policy=ties
         ),
     )
     del order_key
@@ -360,7 +361,7 @@ def _factorize_sorted(values: pd.Series) -> tuple[IntArray, pd.Index]:
     if n > 1:
         starts = np.flatnonzero(np.r_[True, _adjacent_differs(values)])
         if len(starts) * 8 <= n:
-            block_codes, uniques = pd.factorize(values.take(starts), sort=True)
+            block_codes, uniques = pd.factorize(take(values, starts), sort=True)
             codes = np.repeat(_narrow(block_codes), np.diff(np.r_[starts, n]))
             return codes, pd.Index(uniques)
     codes, uniques = pd.factorize(values, sort=True)

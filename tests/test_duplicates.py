@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pdireval import _duplicates
+from pdireval import _duplicates, _keys
 from pdireval._duplicates import repeated_rows
 
 ids = st.text(alphabet=st.sampled_from("ab\x00é0123456789xyz"), max_size=20)
@@ -31,13 +31,20 @@ def test_matches_pandas_on_arrow_strings_split_into_chunks(rows, n_chunks: int) 
     cuts = np.linspace(0, len(values), n_chunks + 1).astype(int)
     chunks = [pa.array(values[a:b], type=pa.large_string()) for a, b in itertools.pairwise(cuts)]
     docs = pd.Series(pd.arrays.ArrowStringArray(pa.chunked_array(chunks, pa.large_string())))
-    default = _duplicates._CHUNK
+    _check_in_small_pieces(group, docs)
+    in_blocks = np.sort(group)  # each group contiguous: sorted a window at a time
+    _check_in_small_pieces(in_blocks, docs)
+
+
+def _check_in_small_pieces(group: np.ndarray, docs: pd.Series) -> None:
+    """Also hash 7 strings and sort windows of 3 rows at a time (more edge cases)."""
+    defaults = _keys._BLOCK, _duplicates._WINDOW
     try:
-        for size in (default, 7):  # also hash in pieces of 7 strings
-            _duplicates._CHUNK = size
+        for block, window in (defaults, (7, 3)):
+            _keys._BLOCK, _duplicates._WINDOW = block, window
             np.testing.assert_array_equal(repeated_rows(group, docs), _expected(group, docs))
     finally:
-        _duplicates._CHUNK = default
+        _keys._BLOCK, _duplicates._WINDOW = defaults
 
 
 @settings(max_examples=100, deadline=None)

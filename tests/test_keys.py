@@ -1,0 +1,60 @@
+"""64-bit id keys: equal ids get equal keys whatever the dtype, unequal ones differ."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pdireval import _keys
+from pdireval._keys import id_keys
+
+pa = pytest.importorskip("pyarrow")
+ids = st.text(alphabet=st.sampled_from("ab\x00é0123456789xyz"), max_size=30)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(ids, max_size=60), st.integers(1, 4), st.integers(0, 5))
+def test_keys_agree_with_equality_across_dtypes_and_chunks(values, n_chunks, skip) -> None:
+    """Every representation of the same strings gets the same keys; distinct strings differ."""
+    cuts = np.linspace(0, len(values), n_chunks + 1).astype(int)
+    variants = []
+    for arrow_type in (pa.string(), pa.large_string()):
+        chunks = [pa.array(values[a:b], type=arrow_type) for a, b in itertools.pairwise(cuts)]
+        variants.append(pd.Series(pd.arrays.ArrowStringArray(pa.chunked_array(chunks, arrow_type))))
+    plain = pd.Series(values, dtype="str")
+    variants += [plain, plain.astype(object), plain.astype("category")]
+    variants.append(plain.astype(pd.StringDtype("python")))
+    defaults = _keys._BLOCK
+    try:
+        for block in (defaults, 3):
+            _keys._BLOCK = block
+            for variant in variants:
+                keys = id_keys(variant)
+                assert keys is not None
+                assert keys.dtype == np.uint64
+                sliced = id_keys(variant.iloc[skip:].reset_index(drop=True))
+                np.testing.assert_array_equal(sliced, keys[skip:])
+                same_key = keys[:, None] == keys[None, :]
+                same_value = np.array(values, dtype=object)[:, None] == np.array(values, object)
+                np.testing.assert_array_equal(same_key, same_value)
+    finally:
+        _keys._BLOCK = defaults
+
+
+def test_integer_ids_are_their_own_keys_and_other_dtypes_have_none() -> None:
+    assert id_keys(pd.Series([3, -1, 3])).tolist() == [3, 2**64 - 1, 3]
+    assert id_keys(pd.Series([3, -1], dtype="Int32")).tolist() == [3, 2**64 - 1]
+    assert id_keys(pd.Series([1.5, 2.0])) is None
+    assert id_keys(pd.Series(["a", 1], dtype=object)) is None
+
+
+def test_categories_map_to_the_keys_of_their_values() -> None:
+    """Two categorical columns with different categories agree on shared values."""
+    left = pd.Series(["b", "a", "c"], dtype="category")
+    right = pd.Series(pd.Categorical(["a", "c"], categories=["c", "x", "a"]))
+    assert id_keys(left)[[1, 2]].tolist() == id_keys(right).tolist()

@@ -1,0 +1,122 @@
+"""``merge_qrels`` attaches exactly the right labels, whatever the id dtypes and key clashes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import pdireval
+from pdireval import _merge
+
+query_ids = st.sampled_from(["q1", "q2", "10", "9", ""])
+doc_ids = st.text(alphabet="abé0", max_size=10)
+STRING_DTYPES = ("str", "object", "category", "python")
+
+
+def _as(series: pd.Series, dtype: str) -> pd.Series:
+    return series.astype(pd.StringDtype("python") if dtype == "python" else dtype)
+
+
+def _reference(run: pd.DataFrame, qrels: pd.DataFrame) -> tuple[list, list]:
+    """Labels of the run rows, and the (query, doc, rel) of the judgments not retrieved."""
+    label = {(q, d): r for q, d, r in zip(qrels["query"], qrels["doc"], qrels["rel"], strict=True)}
+    pairs = list(zip(run["query"], run["doc"], strict=True))
+    retrieved = set(pairs)
+    missing = [(q, d, r) for (q, d), r in label.items() if (q, d) not in retrieved]
+    return [label.get(pair) for pair in pairs], sorted(missing)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.tuples(query_ids, doc_ids), max_size=40, unique=True),
+    st.lists(
+        st.tuples(query_ids, doc_ids, st.integers(-1, 3)), max_size=25, unique_by=lambda t: t[:2]
+    ),
+    st.sampled_from(STRING_DTYPES),
+    st.sampled_from(STRING_DTYPES),
+    st.sampled_from(["table", "tiny table", "clashing pair keys"]),
+)
+def test_labels_match_a_dictionary_lookup(pairs, judgments, run_dtype, qrels_dtype, mode) -> None:
+    """Any mix of string dtypes; a 2-slot doc table (most rows pass the filter) and pair keys
+    that ignore the query (so they clash) exercise the exact checks and the fallback join."""
+    run = pd.DataFrame(pairs, columns=["query", "doc"]).assign(score=np.arange(len(pairs), 0, -1.0))
+    qrels = pd.DataFrame(judgments, columns=["query", "doc", "rel"])
+    run = run.astype({"query": "str", "doc": "str"}) if len(run) else run
+    expected_labels, expected_missing = _reference(run, qrels)
+    run = run.assign(doc=_as(run["doc"], run_dtype), query=_as(run["query"], run_dtype))
+    qrels = qrels.assign(doc=_as(qrels["doc"], qrels_dtype), query=_as(qrels["query"], qrels_dtype))
+    patch = {
+        "tiny table": ("_MAX_TABLE_BITS", 1),
+        "clashing pair keys": ("_PAIR_MIX", np.uint64(0)),
+    }
+    name, value = patch.get(mode, ("_SPARE_BITS", _merge._SPARE_BITS))
+    default = getattr(_merge, name)
+    try:
+        setattr(_merge, name, value)
+        merged = pdireval.merge_qrels(run, qrels)
+    finally:
+        setattr(_merge, name, default)
+    labels = (
+        merged["rel"]
+        .iloc[: len(run)]
+        .astype(object)
+        .where(merged["rel"].iloc[: len(run)].notna(), None)
+    )
+    assert labels.tolist() == expected_labels
+    added = merged.iloc[len(run) :]
+    found = sorted(
+        zip(added["query"].astype(str), added["doc"].astype(str), added["rel"], strict=True)
+    )
+    assert found == [(str(q), str(d), r) for q, d, r in expected_missing]
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(-3, 3), st.integers(-(2**40), 9)), max_size=30, unique=True),
+    st.lists(
+        st.tuples(st.integers(-3, 3), st.integers(-(2**40), 9), st.integers(0, 2)),
+        max_size=20,
+        unique_by=lambda t: t[:2],
+    ),
+    st.sampled_from(["int64", "int32", "Int64", "category"]),
+)
+def test_integer_ids_of_any_width_match(pairs, judgments, qrels_dtype) -> None:
+    run = pd.DataFrame(pairs, columns=["query", "doc"], dtype="int64").assign(score=1.0)
+    qrels = pd.DataFrame(judgments, columns=["query", "doc", "rel"], dtype="int64")
+    expected_labels, expected_missing = _reference(run, qrels)
+    if qrels_dtype == "int32":
+        qrels = qrels.assign(doc=qrels["doc"].clip(-(2**31), 2**31 - 1))
+        expected_labels, expected_missing = _reference(run, qrels)
+    qrels = qrels.astype({"query": qrels_dtype, "doc": qrels_dtype})
+    merged = pdireval.merge_qrels(run, qrels)
+    labels = merged["rel"].iloc[: len(run)]
+    assert labels.astype(object).where(labels.notna(), None).tolist() == expected_labels
+    assert len(merged) - len(run) == len(expected_missing)
+
+
+def test_the_run_frame_is_not_modified_by_hashing_integer_ids() -> None:
+    run = pd.DataFrame({"query": [1, 1], "doc": [5, 6], "score": [2.0, 1.0]})
+    qrels = pd.DataFrame({"query": [1], "doc": [6], "rel": [1]})
+    before = run.copy()
+    pdireval.merge_qrels(run, qrels).ireval.evaluate(["AP"])
+    pd.testing.assert_frame_equal(run, before)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "mixed"])
+def test_ids_without_keys_are_joined_directly(dtype: str) -> None:
+    docs = [1.5, 2.5] if dtype == "float64" else [1, "b"]
+    run = pd.DataFrame(
+        {
+            "query": ["q", "q"],
+            "doc": pd.Series(docs, dtype=None if dtype == "float64" else object),
+            "score": [2.0, 1.0],
+        }
+    )
+    qrels = pd.DataFrame(
+        {"query": ["q"], "doc": pd.Series(docs[1:], dtype=run["doc"].dtype), "rel": [1]}
+    )
+    merged = pdireval.merge_qrels(run, qrels)
+    assert merged["rel"].tolist() == [pd.NA, 1]
