@@ -3,7 +3,7 @@
 A plain ``DataFrame.duplicated`` on a 7M-row run hashes every doc id into a
 table of millions of entries (seconds). Here each row gets a 64-bit key mixing
 its group code with the doc id's key (:mod:`pdireval._keys`); the keys are
-sorted and only rows whose keys collide are compared exactly. When each group's
+sorted and only rows whose keys collide are compared exactly. Where a group's
 rows are contiguous (a run in run order) the keys are sorted a window of
 groups at a time, which keeps the sort in the CPU cache.
 """
@@ -46,7 +46,10 @@ def repeated_rows(group: np.ndarray, docs: pd.Series) -> np.ndarray:
     keys = id_keys(docs)
     if keys is None:
         keys = pd.factorize(docs)[0].astype(np.uint64)
-    keys ^= group.astype(np.uint64) * _MIX
+    mixed = group.astype(np.uint64)
+    mixed *= _MIX
+    keys ^= mixed
+    del mixed
     suspects = _colliding(keys, group)
     if not len(suspects):
         return np.zeros(0, dtype=np.int64)
@@ -56,14 +59,7 @@ def repeated_rows(group: np.ndarray, docs: pd.Series) -> np.ndarray:
 
 def _colliding(keys: np.ndarray, group: np.ndarray) -> np.ndarray:
     """Sorted positions of the rows whose key equals another row's key."""
-    starts = _one_block_per_group(group)
-    if starts is not None:
-        at = np.searchsorted(starts, np.arange(0, len(keys), _WINDOW), side="right") - 1
-        bounds = starts[np.unique(at)]
-        windows = zip(bounds.tolist(), [*bounds[1:].tolist(), len(keys)], strict=True)
-        if not any(_has_equal(np.sort(keys[lo:hi])) for lo, hi in windows):
-            return np.zeros(0, dtype=np.int64)
-    elif not _has_equal(np.sort(keys)):
+    if not _may_collide(keys, group):
         return np.zeros(0, dtype=np.int64)
     order = np.argsort(keys, kind="stable")
     sorted_keys = keys[order]
@@ -74,17 +70,36 @@ def _colliding(keys: np.ndarray, group: np.ndarray) -> np.ndarray:
     return np.flatnonzero(colliding)
 
 
-def _one_block_per_group(group: np.ndarray) -> np.ndarray | None:
-    """First row of each group when every group's rows are contiguous, else None."""
-    if not len(group):
-        return None
-    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
-    first_group = group[starts]
-    if len(starts) > int(first_group.max()) + 1:
-        return None  # more blocks than group codes: some group is split
-    seen = np.zeros(int(first_group.max()) + 1, dtype=bool)
-    seen[first_group] = True
-    return starts if np.count_nonzero(seen) == len(starts) else None
+def _may_collide(keys: np.ndarray, group: np.ndarray) -> bool:
+    """False when all keys are distinct (True may be wrong only in that direction).
+
+    Rows of a group are compared with each other only: the groups whose rows form one
+    block are sorted a window of blocks at a time; the rows of groups split over
+    several blocks (e.g. judged documents appended after a run) are sorted together.
+    With most groups split (shuffled rows) all keys are sorted at once.
+    """
+    if len(keys) < 2:
+        return False
+    new_block = np.empty(len(group), dtype=bool)
+    new_block[0] = True
+    np.not_equal(group[1:], group[:-1], out=new_block[1:])
+    if np.count_nonzero(new_block) * 4 > len(keys):  # small or scattered groups
+        return _has_equal(np.sort(keys))
+    starts = np.flatnonzero(new_block)
+    blocks_of_group = np.bincount(group[starts])
+    split = blocks_of_group[group[starts]] > 1
+    length = np.diff(np.r_[starts, len(keys)])
+    if int(length[split].sum()) * 2 > len(keys):
+        return _has_equal(np.sort(keys))
+    if split.any():
+        split_starts, split_length = starts[split], length[split]
+        offset = np.repeat(split_starts - (np.cumsum(split_length) - split_length), split_length)
+        if _has_equal(np.sort(keys[offset + np.arange(len(offset))])):
+            return True
+    at = np.searchsorted(starts, np.arange(0, len(keys), _WINDOW), side="right") - 1
+    bounds = starts[np.unique(at)].tolist()
+    windows = zip(bounds, [*bounds[1:], len(keys)], strict=True)
+    return any(_has_equal(np.sort(keys[lo:hi])) for lo, hi in windows)
 
 
 def _has_equal(sorted_keys: np.ndarray) -> bool:

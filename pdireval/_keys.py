@@ -102,6 +102,8 @@ def _string_keys(chunked: object) -> np.ndarray | None:
 
     if not (pa.types.is_string(chunked.type) or pa.types.is_large_string(chunked.type)):
         return None
+    if chunked.null_count:  # a missing id has no bytes to hash
+        return None
     offset_type = np.int64 if pa.types.is_large_string(chunked.type) else np.int32
     keys = np.empty(len(chunked), dtype=np.uint64)
     done = 0

@@ -80,16 +80,12 @@ def merge_qrels(
 
     q_query, q_doc = qrels[qrels_cols.query], qrels[qrels_cols.doc]
     labels = labels_of(qrels[rel_name], rel_name)
-    duplicated = pd.DataFrame({"q": q_query.array, "d": q_doc.array}).duplicated().to_numpy()
-    if duplicated.any():
-        first = np.flatnonzero(duplicated)[0]
-        msg = (
-            f"the qrels judge ({q_query.iloc[first]!r}, {q_doc.iloc[first]!r}) more than once "
-            f"({int(duplicated.sum())} duplicate judgment(s)); keep one label per (query, doc)"
-        )
-        raise SchemaError(msg)
+    judged = _sorted_pair_keys(q_query, q_doc)
+    if judged is None:  # no keys, or two judgments share one: look for repeats exactly
+        _refuse_repeated_judgments(q_query, q_doc)
 
-    row, judgment = _match((run[run_cols.query], run[run_cols.doc]), (q_query, q_doc), convert)
+    run_ids = (run[run_cols.query], run[run_cols.doc])
+    row, judgment = _match(run_ids, (q_query, q_doc), judged, convert)
     unlabelled = np.isnan(labels)  # a judgment without a label stays missing
     label_values = np.where(unlabelled, 0, labels).astype(np.int64)  # checked whole numbers
     run_label = np.zeros(len(run), dtype=np.int64)
@@ -131,23 +127,27 @@ def merge_qrels(
 def _match(
     run_ids: tuple[pd.Series, pd.Series],
     qrels_ids: tuple[pd.Series, pd.Series],
+    judged: tuple[np.ndarray, np.ndarray] | None,
     convert: list[bool],
 ) -> tuple[np.ndarray, np.ndarray]:
     """Pairs (run row, qrels row) with equal (query, doc).
 
     The judged docs are a tiny share of a run, so a table lookup of the doc keys
     (:mod:`pdireval._keys`) first keeps the few rows whose doc may be judged; those are
-    then joined on (query, doc) by their keys, and the ids of each joined pair compared.
-    Without keys (e.g. float or mixed ids) the ids are joined directly; ``convert`` says,
-    for query and doc, whether they need comparing as Python objects because their
-    dtypes differ.
+    then joined on (query, doc) by their keys (``judged``: the qrels' sorted pair keys
+    and their order), and the ids of each joined pair compared. Without keys (e.g.
+    float or mixed ids) the ids are joined directly; ``convert`` says, for query and
+    doc, whether they need comparing as Python objects because their dtypes differ.
     """
     (run_query, run_doc), (q_query, q_doc) = run_ids, qrels_ids
     candidates = _maybe_judged(run_doc, q_doc, convert[1])
     left_ids = (take(run_query, candidates), take(run_doc, candidates))
-    found = _join_on_keys(left_ids, (q_query, q_doc))
-    if found is not None:
-        return candidates[found[0]], found[1]
+    left_keys = None if judged is None else _pair_keys(*left_ids)
+    if left_keys is not None:
+        rows, judgments = _join_on_keys(left_keys, *judged)
+        same = _equal(left_ids[0], rows, q_query, judgments)
+        same &= _equal(left_ids[1], rows, q_doc, judgments)
+        return candidates[rows[same]], judgments[same]
     keys = {"q": (left_ids[0].array, q_query.array), "d": (left_ids[1].array, q_doc.array)}
     for (name, (left, right)), differ in zip(list(keys.items()), convert, strict=True):
         if differ:
@@ -167,34 +167,49 @@ def _maybe_judged(run_doc: pd.Series, q_doc: pd.Series, differ: bool) -> np.ndar
             run_docs = pd.Series(_as_python_objects(run_doc))
             return np.flatnonzero(run_docs.isin(set(_as_python_objects(q_doc))).to_numpy())
         return np.flatnonzero(run_doc.isin(q_doc.unique()).to_numpy())
-    bits = min(max(len(judged_keys).bit_length() + _SPARE_BITS, 10), _MAX_TABLE_BITS)
+    largest = min(_MAX_TABLE_BITS, len(run_keys).bit_length() + 1)  # no larger than the run
+    bits = min(max(len(judged_keys).bit_length() + _SPARE_BITS, 10), largest)
     table = np.zeros(1 << bits, dtype=bool)
     table[spread(judged_keys, bits)] = True
     return np.flatnonzero(table[spread(run_keys, bits)])
 
 
-def _join_on_keys(
-    left: tuple[pd.Series, pd.Series], right: tuple[pd.Series, pd.Series]
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """Pairs (left row, right row) with equal (query, doc), found by their combined keys.
+def _sorted_pair_keys(query: pd.Series, doc: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
+    """The (query, doc) keys of the qrels, sorted, and the sorting order.
 
-    None when a key is unavailable or two right rows share a combined key (then the
-    caller joins the ids themselves).
+    None when the ids have no keys or two rows share a key (a repeated judgment, or
+    rarely two different pairs).
     """
-    left_keys, right_keys = _pair_keys(*left), _pair_keys(*right)
-    if left_keys is None or right_keys is None:
+    keys = _pair_keys(query, doc)
+    if keys is None:
         return None
-    order = np.argsort(right_keys)
-    sorted_keys = right_keys[order]
+    order = np.argsort(keys)
+    sorted_keys = keys[order]
     if np.any(sorted_keys[1:] == sorted_keys[:-1]):
         return None
+    return sorted_keys, order
+
+
+def _join_on_keys(
+    left_keys: np.ndarray, sorted_keys: np.ndarray, order: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs (left row, right row) whose keys are equal; right keys are unique."""
     if not len(order):
         return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
     at = np.minimum(np.searchsorted(sorted_keys, left_keys), len(order) - 1)
     rows = np.flatnonzero(sorted_keys[at] == left_keys)
-    judgments = order[at[rows]]
-    same = _equal(left[0], rows, right[0], judgments) & _equal(left[1], rows, right[1], judgments)
-    return rows[same], judgments[same]
+    return rows, order[at[rows]]
+
+
+def _refuse_repeated_judgments(query: pd.Series, doc: pd.Series) -> None:
+    duplicated = pd.DataFrame({"q": query.array, "d": doc.array}).duplicated().to_numpy()
+    if duplicated.any():
+        first = np.flatnonzero(duplicated)[0]
+        msg = (
+            f"the qrels judge ({query.iloc[first]!r}, {doc.iloc[first]!r}) more than once "
+            f"({int(duplicated.sum())} duplicate judgment(s)); keep one label per (query, doc)"
+        )
+        raise SchemaError(msg)
 
 
 def _pair_keys(query: pd.Series, doc: pd.Series) -> np.ndarray | None:

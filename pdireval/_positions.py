@@ -59,13 +59,17 @@ def _untied(num_ret: np.ndarray, position: np.ndarray, repeated: np.ndarray) -> 
 
 
 _SIGN = np.uint64(1) << np.uint64(63)
+_ALL_BITS = np.uint64(2**64 - 1)
 
 
 def _order_preserving_bits(key: np.ndarray) -> np.ndarray:
     """Map float64 to uint64 so that unsigned order equals float order (-0.0 == 0.0)."""
     bits = (key + 0.0).view(np.uint64)  # + 0.0 turns -0.0 into 0.0
-    negative = bits >= _SIGN
-    return np.where(negative, ~bits, bits | _SIGN)
+    flip = bits >> np.uint64(63)  # 1 for negative numbers: flip every bit, else only the sign
+    flip *= _ALL_BITS
+    flip |= _SIGN
+    bits ^= flip
+    return bits
 
 
 def _group_shift(n_groups: int) -> np.uint64:

@@ -58,3 +58,8 @@ def test_categories_map_to_the_keys_of_their_values() -> None:
     left = pd.Series(["b", "a", "c"], dtype="category")
     right = pd.Series(pd.Categorical(["a", "c"], categories=["c", "x", "a"]))
     assert id_keys(left)[[1, 2]].tolist() == id_keys(right).tolist()
+
+
+def test_missing_strings_have_no_keys() -> None:
+    assert id_keys(pd.Series(["a", None], dtype=object)) is None
+    assert id_keys(pd.Series(["a", None], dtype="str")) is None
