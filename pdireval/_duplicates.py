@@ -43,7 +43,8 @@ def repeated_rows(group: np.ndarray, docs: pd.Series) -> np.ndarray:
     >>> repeated_rows(np.array([0, 0, 1, 0]), pd.Series(["a", "b", "a", "a"])).tolist()
     [3]
     """
-    keys = id_keys(docs)
+    categorical = isinstance(docs.dtype, pd.CategoricalDtype)  # codes are keys within a column
+    keys = docs.cat.codes.to_numpy().astype(np.uint64) if categorical else id_keys(docs)
     if keys is None:
         keys = pd.factorize(docs)[0].astype(np.uint64)
     mixed = group.astype(np.uint64)

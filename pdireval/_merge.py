@@ -106,14 +106,12 @@ def merge_qrels(
     }
     if run_cols.run is not None:
         added[run_cols.run] = pd.Index(run_ids).take(missing_run).array
-    base = run
-    for name in added:
-        if isinstance(run[name].dtype, pd.CategoricalDtype):  # stay categorical, no re-encoding
-            widened = _widen_categories(run[name], added[name])
-            base = run.copy(deep=False) if base is run else base
-            base[name] = widened
-            added[name] = pd.Categorical(added[name], dtype=widened.dtype)
-    result = pd.concat([base, pd.DataFrame(added)], ignore_index=True)[list(run.columns)]
+    categorical = [name for name in added if isinstance(run[name].dtype, pd.CategoricalDtype)]
+    base = run.drop(columns=categorical) if categorical else run
+    result = pd.concat([base, pd.DataFrame(added).drop(columns=categorical)], ignore_index=True)
+    for name in categorical:  # the run's codes kept, new categories appended: no re-encoding
+        result[name] = _extend_categorical(run[name].array, added[name])
+    result = result[list(run.columns)]
     rank_name = run_cols.rank
     if rank_name is not None and pd.api.types.is_integer_dtype(run[rank_name].dtype):
         result[rank_name] = _nullable_ints(result[rank_name].to_numpy(dtype=np.float64))
@@ -167,11 +165,16 @@ def _maybe_judged(run_doc: pd.Series, q_doc: pd.Series, differ: bool) -> np.ndar
             run_docs = pd.Series(_as_python_objects(run_doc))
             return np.flatnonzero(run_docs.isin(set(_as_python_objects(q_doc))).to_numpy())
         return np.flatnonzero(run_doc.isin(q_doc.unique()).to_numpy())
-    largest = min(_MAX_TABLE_BITS, len(run_keys).bit_length() + 1)  # no larger than the run
-    bits = min(max(len(judged_keys).bit_length() + _SPARE_BITS, 10), largest)
+    return np.flatnonzero(_key_table_hits(run_keys, judged_keys))
+
+
+def _key_table_hits(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """Bool per key: may be one of ``wanted`` (always True when it is; rarely when not)."""
+    largest = min(_MAX_TABLE_BITS, len(keys).bit_length() + 1)  # no larger than needed
+    bits = min(max(len(wanted).bit_length() + _SPARE_BITS, 10), largest)
     table = np.zeros(1 << bits, dtype=bool)
-    table[spread(judged_keys, bits)] = True
-    return np.flatnonzero(table[spread(run_keys, bits)])
+    table[spread(wanted, bits)] = True
+    return table[spread(keys, bits)]
 
 
 def _sorted_pair_keys(query: pd.Series, doc: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
@@ -181,8 +184,11 @@ def _sorted_pair_keys(query: pd.Series, doc: pd.Series) -> tuple[np.ndarray, np.
     rarely two different pairs).
     """
     keys = _pair_keys(query, doc)
-    if keys is None:
-        return None
+    return None if keys is None else _sorted_unique(keys)
+
+
+def _sorted_unique(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """``keys`` sorted and the sorting order; None when a key repeats."""
     order = np.argsort(keys)
     sorted_keys = keys[order]
     if np.any(sorted_keys[1:] == sorted_keys[:-1]):
@@ -224,10 +230,17 @@ def _pair_keys(query: pd.Series, doc: pd.Series) -> np.ndarray | None:
 
 def _equal(left: pd.Series, rows: np.ndarray, right: pd.Series, at: np.ndarray) -> np.ndarray:
     """``left[rows] == right[at]`` element-wise, as a bool array."""
-    one, other = left.array.take(rows), right.array.take(at)
+    one, other = (_plain(array) for array in (left.array.take(rows), right.array.take(at)))
     if one.dtype != other.dtype:
         one, other = _as_python_objects(one), _as_python_objects(other)
     return np.asarray(one == other, dtype=bool)
+
+
+def _plain(values: pd.api.extensions.ExtensionArray) -> object:
+    """Categorical values as an array of their categories' dtype; others as they are."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        return values.categories.take(values.codes).array
+    return values
 
 
 def _nullable_ints(values: np.ndarray) -> pd.arrays.IntegerArray:
@@ -270,15 +283,58 @@ def _as_python_objects(values: pd.Series | pd.api.extensions.ExtensionArray) -> 
     return np.asarray(pd.Series(values).astype(object).to_numpy(), dtype=object)
 
 
-def _widen_categories(column: pd.Series, extra: object) -> pd.Series:
-    """The categorical ``column`` with the values of ``extra`` it lacks added as categories.
+def _extend_categorical(column: pd.Categorical, extra: object) -> pd.Categorical:
+    """``column``'s values followed by ``extra``'s, with ``column``'s categories and codes.
 
-    Adding categories at the end keeps the codes, so the run's rows are not re-encoded.
+    Values of ``extra`` that are not yet categories are appended as new categories.
     """
-    values = pd.Index(pd.unique(np.asarray(extra, dtype=object)))
-    new = values.difference(column.cat.categories)
-    if not len(new):
-        return column
-    dtype = pd.CategoricalDtype(column.cat.categories.append(new), ordered=column.cat.ordered)
-    codes = pd.Categorical.from_codes(column.cat.codes.to_numpy(), dtype=dtype)
-    return pd.Series(codes, index=column.index, name=column.name)
+    categories = column.categories
+    extra = pd.Series(extra)
+    codes = _positions_in(pd.Series(categories), extra)
+    new = codes < 0
+    dtype = column.dtype
+    if new.any():
+        added, new_codes = _unique_in_order(extra[new])
+        codes[new] = len(categories) + new_codes
+        dtype = _categorical_dtype(categories.append(added), column.ordered)
+    codes = np.concatenate([column.codes, codes.astype(column.codes.dtype, copy=False)])
+    return pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
+
+
+def _positions_in(haystack: pd.Series, needles: pd.Series) -> np.ndarray:
+    """Position of each needle in ``haystack`` (distinct values), -1 when absent."""
+    position = np.full(len(needles), -1, dtype=np.int64)
+    haystack_keys, needle_keys = id_keys(haystack), id_keys(needles)
+    if haystack_keys is None or needle_keys is None:
+        found = pd.Index(haystack).get_indexer(_as_python_objects(needles))
+        return found.astype(np.int64)
+    candidates = np.flatnonzero(_key_table_hits(haystack_keys, needle_keys))
+    found = _sorted_unique(needle_keys)
+    if found is None:  # needles repeat (or collide): look the candidates up by value
+        lookup = pd.Index(_as_python_objects(take(haystack, candidates)))
+        at = lookup.get_indexer(_as_python_objects(needles))
+        position[at >= 0] = candidates[at[at >= 0]]
+        return position
+    rows, needle_rows = _join_on_keys(haystack_keys[candidates], *found)
+    same = _equal(take(haystack, candidates), rows, needles, needle_rows)
+    position[needle_rows[same]] = candidates[rows[same]]
+    return position
+
+
+def _unique_in_order(values: pd.Series) -> tuple[pd.Index, np.ndarray]:
+    """Distinct values in order of appearance, and each value's position among them."""
+    codes, uniques = pd.factorize(values)
+    return pd.Index(uniques), codes
+
+
+def _categorical_dtype(categories: pd.Index, ordered: bool) -> pd.CategoricalDtype:
+    """A dtype for categories known to be distinct, without hashing them all again."""
+    fastpath = getattr(pd.CategoricalDtype, "_from_fastpath", None)  # pandas internals
+    if fastpath is not None:
+        try:
+            dtype = fastpath(categories, ordered)
+        except TypeError:
+            dtype = None
+        if isinstance(dtype, pd.CategoricalDtype) and len(dtype.categories) == len(categories):
+            return dtype
+    return pd.CategoricalDtype(categories, ordered=ordered)

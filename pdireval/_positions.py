@@ -219,6 +219,8 @@ def _rank_in_runs(
     by doc id descending compared as strings -- trec_eval's ``strcmp`` rule ("9" > "10").
     """
     docs = ties.doc_ids(members)
+    if isinstance(docs.dtype, pd.CategoricalDtype):  # only the members' categories
+        docs = pd.Series(docs.cat.categories.take(docs.cat.codes.to_numpy()))
     if not isinstance(docs.dtype, pd.StringDtype):
         docs = docs.astype(str)
     doc_order, _ = pd.factorize(docs, sort=True)

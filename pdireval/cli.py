@@ -50,10 +50,16 @@ _TREC: dict[str, tuple[str | None, tuple[float, ...]]] = {
     "iprec_at_recall": ("IPrec@{}", tuple(i / 10 for i in range(11))),
     "P": ("P@{}", _CUTOFFS),
     "recall": ("R@{}", _CUTOFFS),
+    "infAP": ("infAP", ()),
     "gm_bpref": ("Bpref", ()),
     "Rprec_mult": ("Rprec(mult={})", tuple(i / 5 for i in range(1, 11))),
+    "utility": ("Utility", ()),
     "11pt_avg": ("iAP", ()),
+    "binG": ("binG", ()),
+    "G": ("G", ()),
     "ndcg": ("nDCG", ()),
+    "ndcg_rel": ("ndcg_rel", ()),
+    "Rndcg": ("Rndcg", ()),
     "ndcg_cut": ("nDCG@{}", _CUTOFFS),
     "map_cut": ("AP@{}", _CUTOFFS),
     "relative_P": ("RelP@{}", _CUTOFFS),
@@ -82,6 +88,7 @@ _OFFICIAL = [
 ]
 _COUNTS = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
 _GEOMETRIC = {"gm_map", "gm_bpref"}
+_UNLEVELED = {"ndcg", "ndcg_cut", "ndcg_rel", "Rndcg", "G"}  # trec_eval ignores -l for these
 _COMPACT = ("AP", "nDCG@10", "P@10", "R@100", "RR", "Rprec")
 _FORMATS = ("trec", "table", "csv", "json", "markdown", "latex", "xlsx")
 
@@ -134,7 +141,7 @@ def _trec_measures(family: str, params: str | None) -> list[_Measure]:
         text = spelled.format(f"{value:g}" if value is not None else "")
         metric = parse_metric(text)
         kind = "sum" if family in _COUNTS else "gmean" if family in _GEOMETRIC else "mean"
-        leveled = family not in ("ndcg", "ndcg_cut")
+        leveled = family not in _UNLEVELED
         out.append(_Measure(name, metric, (_ORDER[family], index), kind, leveled))
     return out
 

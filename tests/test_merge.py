@@ -71,6 +71,13 @@ def test_labels_match_a_dictionary_lookup(pairs, judgments, run_dtype, qrels_dty
         zip(added["query"].astype(str), added["doc"].astype(str), added["rel"], strict=True)
     )
     assert found == [(str(q), str(d), r) for q, d, r in expected_missing]
+    if run_dtype == "category":  # the run's codes and categories are kept, new ones appended
+        for name in ("query", "doc"):
+            kept = merged[name].cat.categories[: len(run[name].cat.categories)]
+            assert kept.equals(run[name].cat.categories)
+            codes = merged[name].cat.codes.iloc[: len(run)].to_numpy()
+            np.testing.assert_array_equal(codes, run[name].cat.codes.to_numpy())
+            assert merged[name].cat.categories.is_unique
 
 
 @settings(max_examples=80, deadline=None)
@@ -89,6 +96,7 @@ def test_integer_ids_of_any_width_match(pairs, judgments, qrels_dtype) -> None:
     expected_labels, expected_missing = _reference(run, qrels)
     if qrels_dtype == "int32":
         qrels = qrels.assign(doc=qrels["doc"].clip(-(2**31), 2**31 - 1))
+        qrels = qrels.drop_duplicates(["query", "doc"])
         expected_labels, expected_missing = _reference(run, qrels)
     qrels = qrels.astype({"query": qrels_dtype, "doc": qrels_dtype})
     merged = pdireval.merge_qrels(run, qrels)
@@ -120,3 +128,15 @@ def test_ids_without_keys_are_joined_directly(dtype: str) -> None:
     )
     merged = pdireval.merge_qrels(run, qrels)
     assert merged["rel"].tolist() == [pd.NA, 1]
+
+
+def test_categorical_ids_without_keys_extend_their_categories() -> None:
+    """Float categories have no 64-bit keys: looked up by value instead."""
+    run = pd.DataFrame(
+        {"query": ["q", "q"], "doc": pd.Categorical([1.5, 2.5]), "score": [2.0, 1.0]}
+    )
+    qrels = pd.DataFrame({"query": ["q", "q"], "doc": [2.5, 7.5], "rel": [1, 2]})
+    merged = pdireval.merge_qrels(run, qrels)
+    assert merged["doc"].tolist() == [1.5, 2.5, 7.5]
+    assert merged["doc"].cat.categories.tolist() == [1.5, 2.5, 7.5]
+    assert merged["rel"].tolist() == [pd.NA, 1, 2]
