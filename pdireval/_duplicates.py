@@ -47,10 +47,10 @@ def repeated_rows(group: np.ndarray, docs: pd.Series) -> np.ndarray:
     keys = docs.cat.codes.to_numpy().astype(np.uint64) if categorical else id_keys(docs)
     if keys is None:
         keys = pd.factorize(docs)[0].astype(np.uint64)
-    mixed = group.astype(np.uint64)
-    mixed *= _MIX
-    keys ^= mixed
-    del mixed
+    for begin in range(0, len(keys), _WINDOW):  # in pieces: no full-length temporary
+        mixed = group[begin : begin + _WINDOW].astype(np.uint64)
+        mixed *= _MIX
+        keys[begin : begin + _WINDOW] ^= mixed
     suspects = _colliding(keys, group)
     if not len(suspects):
         return np.zeros(0, dtype=np.int64)

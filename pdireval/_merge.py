@@ -18,6 +18,7 @@ __all__ = ["merge_qrels"]
 _SPARE_BITS = 8  # lookup table of ~256 slots per judged doc: <1% of unjudged rows pass
 _MAX_TABLE_BITS = 22  # at most 4 MB, so that lookups stay in the CPU cache
 _PAIR_MIX = np.uint64(0xBF58476D1CE4E5B9)
+_LOOKUP_BLOCK = 1 << 16
 
 
 def merge_qrels(
@@ -86,12 +87,6 @@ def merge_qrels(
 
     run_ids = (run[run_cols.query], run[run_cols.doc])
     row, judgment = _match(run_ids, (q_query, q_doc), judged, convert)
-    unlabelled = np.isnan(labels)  # a judgment without a label stays missing
-    label_values = np.where(unlabelled, 0, labels).astype(np.int64)  # checked whole numbers
-    run_label = np.zeros(len(run), dtype=np.int64)
-    run_label[row] = label_values[judgment]
-    unjudged = np.ones(len(run), dtype=bool)
-    unjudged[row] = unlabelled[judgment]
     if run_cols.run is not None:
         run_codes, run_ids = pd.factorize(run[run_cols.run], sort=True)
     else:
@@ -115,11 +110,23 @@ def merge_qrels(
     rank_name = run_cols.rank
     if rank_name is not None and pd.api.types.is_integer_dtype(run[rank_name].dtype):
         result[rank_name] = _nullable_ints(result[rank_name].to_numpy(dtype=np.float64))
-    result[rel_name] = pd.arrays.IntegerArray(
-        np.concatenate([run_label, label_values[missing_judgment]]),
-        np.concatenate([unjudged, unlabelled[missing_judgment]]),
-    )
+    result[rel_name] = _labels_column(labels, row, judgment, len(run), missing_judgment)
     return result
+
+
+def _labels_column(
+    labels: np.ndarray, row: np.ndarray, judgment: np.ndarray, n_run: int, added: np.ndarray
+) -> pd.arrays.IntegerArray:
+    """The merged frame's labels: run rows (judged ones from ``judgment``), then ``added``."""
+    unlabelled = np.isnan(labels)  # a judgment without a label stays missing
+    label_values = np.where(unlabelled, 0, labels).astype(np.int64)  # checked whole numbers
+    values = np.zeros(n_run + len(added), dtype=np.int64)  # one allocation of the full column
+    values[row] = label_values[judgment]
+    values[n_run:] = label_values[added]
+    missing = np.ones(n_run + len(added), dtype=bool)
+    missing[row] = unlabelled[judgment]
+    missing[n_run:] = unlabelled[added]
+    return pd.arrays.IntegerArray(values, missing)
 
 
 def _match(
@@ -174,7 +181,11 @@ def _key_table_hits(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
     bits = min(max(len(wanted).bit_length() + _SPARE_BITS, 10), largest)
     table = np.zeros(1 << bits, dtype=bool)
     table[spread(wanted, bits)] = True
-    return table[spread(keys, bits)]
+    hits = np.empty(len(keys), dtype=bool)
+    for begin in range(0, len(keys), _LOOKUP_BLOCK):  # cache-sized pieces, no long temporaries
+        piece = keys[begin : begin + _LOOKUP_BLOCK]
+        np.take(table, spread(piece, bits), out=hits[begin : begin + len(piece)])
+    return hits
 
 
 def _sorted_pair_keys(query: pd.Series, doc: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:

@@ -410,7 +410,7 @@ def _numeric(values: pd.Series, name: str, role: str) -> FloatArray:
 def labels_of(values: pd.Series, name: str, validate: bool = True) -> FloatArray:
     """Relevance labels as float64 (NaN = unjudged); checked to be whole numbers."""
     label = _numeric(values, name, "relevance label")
-    if validate:
+    if validate and not pd.api.types.is_integer_dtype(values.dtype):  # integers are whole
         finite = label[~np.isnan(label)]
         bad = finite[(finite != np.round(finite)) | ~np.isfinite(finite)]
         if len(bad):
