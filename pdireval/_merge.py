@@ -85,8 +85,8 @@ def merge_qrels(
     if judged is None:  # no keys, or two judgments share one: look for repeats exactly
         _refuse_repeated_judgments(q_query, q_doc)
 
-    run_ids = (run[run_cols.query], run[run_cols.doc])
-    row, judgment = _match(run_ids, (q_query, q_doc), judged, convert)
+    run_pairs = (run[run_cols.query], run[run_cols.doc])
+    row, judgment = _match(run_pairs, (q_query, q_doc), judged, convert)
     if run_cols.run is not None:
         run_codes, run_ids = pd.factorize(run[run_cols.run], sort=True)
     else:
