@@ -80,6 +80,7 @@ def test_all_trec_lines_of_supported_measures(capsys, expected, options, qrels, 
     want = expected_lines(expected, names)
     assert mine == want
     assert len(names) >= 80  # most of trec_eval's measures are covered
+    assert {"infAP", "utility", "binG", "G", "ndcg_rel", "Rndcg"} <= names
 
 
 @needs_data
