@@ -185,6 +185,15 @@ def _metrics(measures: list[_Measure], level: int | None) -> list[Metric]:
 # --------------------------------------------------------------------------- evaluation
 
 
+def _options(args: argparse.Namespace) -> dict:
+    """trec_eval's -c, -M and -J as the keyword arguments of every evaluating call."""
+    return {
+        "queries": "judged" if args.complete else "retrieved",
+        "max_rank": args.max_rank,
+        "judged_only": args.judged_only,
+    }
+
+
 def _evaluate(frame: pd.DataFrame, measures: list[_Measure], args: argparse.Namespace):
     """Per-query values (index (run, query)) with one column per measure name."""
     import pdireval
@@ -194,9 +203,7 @@ def _evaluate(frame: pd.DataFrame, measures: list[_Measure], args: argparse.Name
     values = pdireval.evaluate(
         frame,
         unique,
-        queries="judged" if args.complete else "retrieved",
-        max_rank=args.max_rank,
-        judged_only=args.judged_only,
+        **_options(args),
     )
     return pd.DataFrame({name: values[metric.label] for name, metric in metrics.items()})
 
@@ -349,9 +356,7 @@ def _run_eval(args: argparse.Namespace) -> int:
             frame,
             metrics,
             baseline=args.baseline,
-            queries="judged" if args.complete else "retrieved",
-            max_rank=args.max_rank,
-            judged_only=args.judged_only,
+            **_options(args),
         )
         if fmt == "markdown":
             _write(report.to_markdown() + "\n", args.output)
@@ -370,9 +375,7 @@ def _comparison(frame: pd.DataFrame, measures: list[_Measure], args) -> pd.DataF
         frame,
         metrics,
         baseline=args.baseline,
-        queries="judged" if args.complete else "retrieved",
-        max_rank=args.max_rank,
-        judged_only=args.judged_only,
+        **_options(args),
     )
     keep = ["run", "metric", "mean", "baseline_mean", "delta", "p_value", "p_adjusted"]
     return result[[*keep, "significant", "wins", "ties", "losses"]].round(4)
