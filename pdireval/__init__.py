@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from pdireval import datasets, metrics
 from pdireval._accessor import IREvalAccessor
-from pdireval._columns import ColumnMap
+from pdireval._prepare.columns import ColumnMap
 from pdireval._errors import MetricError, MissingDependencyError, PdirevalError, SchemaError
 from pdireval.api import (
     ap,
@@ -46,7 +46,7 @@ from pdireval.api import (
 from pdireval.correlation import kendall, spearman, system_correlation, tau_ap
 from pdireval.io import read_qrels, read_run, write_qrels, write_run
 from pdireval.metrics import Metric, parse_metric
-from pdireval.report import Report
+from pdireval._report import Report
 
 __version__ = "0.1.0"
 

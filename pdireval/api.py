@@ -12,12 +12,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pdireval._aggregate import Agg, aggregate
-from pdireval._columns import ColumnMap, as_column_map
+from pdireval._summary import Agg, aggregate
+from pdireval._prepare.columns import ColumnMap, as_column_map
 from pdireval._errors import MetricError
-from pdireval._merge import merge_qrels
-from pdireval._ranking import QueryPolicy, TiePolicy, prepare
-from pdireval.compare import (
+from pdireval._prepare.merge import merge_qrels
+from pdireval._prepare.ranking import QueryPolicy, TiePolicy, prepare
+from pdireval._comparison import (
     Baseline,
     CiMethod,
     Correction,
@@ -32,7 +32,7 @@ from pdireval.curves import curve as _curve
 from pdireval.curves import pr_curve as _pr_curve
 from pdireval.metrics import AP, DCG, RR, MetricLike, P, R, Rprec, Success, nDCG, parse_metrics
 from pdireval.metrics._base import Metric
-from pdireval.report import Report, build_report
+from pdireval._report import Report, build_report
 
 __all__ = [
     "ap",

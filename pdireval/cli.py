@@ -263,7 +263,7 @@ def _trec_lines(run, values, summary, measures, retrieved, args) -> list[str]:
 
 
 def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, set]:
-    from pdireval._merge import merge_qrels
+    from pdireval._prepare.merge import merge_qrels
     from pdireval.io import read_qrels, read_run
 
     qrels = read_qrels(args.qrels)

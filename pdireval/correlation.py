@@ -35,7 +35,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from pdireval._columns import ColumnMap, as_column_map
+from pdireval._prepare.columns import ColumnMap, as_column_map
 from pdireval._errors import MetricError, SchemaError
 
 __all__ = ["kendall", "rank_correlation", "spearman", "system_correlation", "tau_ap"]

@@ -119,7 +119,7 @@ def example(*, parts: bool = False) -> pd.DataFrame | tuple[pd.DataFrame, pd.Dat
     >>> bool(means.loc["strong", "AP"] > means.loc["medium", "AP"] > means.loc["weak", "AP"])
     True
     """
-    from pdireval._merge import merge_qrels
+    from pdireval._prepare.merge import merge_qrels
 
     run, qrels = example_run(), example_qrels()
     if parts:

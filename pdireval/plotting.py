@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import pandas as pd
 
-from pdireval._aggregate import Agg
-from pdireval._columns import ColumnMap
+from pdireval._summary import Agg
+from pdireval._prepare.columns import ColumnMap
 from pdireval._errors import MetricError, MissingDependencyError
 from pdireval.metrics import MetricLike
 

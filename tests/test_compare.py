@@ -11,7 +11,7 @@ import pytest
 
 import pdireval
 from pdireval._example import example_frame
-from pdireval.compare import COMPARISON_COLUMNS, adjust_pvalues, compare_table
+from pdireval._comparison import COMPARISON_COLUMNS, adjust_pvalues, compare_table
 
 stats = pytest.importorskip("scipy.stats")
 
@@ -164,7 +164,7 @@ def test_resampling_tests_reproducible_with_seed(test) -> None:
 
 def test_resampling_in_small_blocks(monkeypatch) -> None:
     """Resamples drawn in many blocks (a tiny block size) still give the right p-value."""
-    monkeypatch.setattr("pdireval._stats.BLOCK_ELEMENTS", 64)
+    monkeypatch.setattr("pdireval._significance.BLOCK_ELEMENTS", 64)
     table = per_query({"AP": {"b": BASE, "r": BASE + GAIN}})
     result = compare_table(table, test="permutation", n_resamples=1000, seed=0)
     # All-positive differences: only the identity flip is as extreme, about 1/2^12 of flips.

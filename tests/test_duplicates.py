@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pdireval import _duplicates, _keys
-from pdireval._duplicates import repeated_rows
+from pdireval._prepare import duplicates as _duplicates
+from pdireval._prepare import keys as _keys
+from pdireval._prepare.duplicates import repeated_rows
 
 ids = st.text(alphabet=st.sampled_from("ab\x00é0123456789xyz"), max_size=20)
 

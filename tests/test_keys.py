@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pdireval import _keys
-from pdireval._keys import id_keys
+from pdireval._prepare import keys as _keys
+from pdireval._prepare.keys import id_keys
 
 pa = pytest.importorskip("pyarrow")
 ids = st.text(alphabet=st.sampled_from("ab\x00é0123456789xyz"), max_size=30)

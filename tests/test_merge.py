@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pdireval
-from pdireval import _merge
+from pdireval._prepare import merge as _merge
 
 query_ids = st.sampled_from(["q1", "q2", "10", "9", ""])
 doc_ids = st.text(alphabet="abé0", max_size=10)

@@ -20,7 +20,7 @@ from reference import REFERENCE, reference_frame
 from strategies import long_frames, perfect_ranking
 
 import pdireval
-from pdireval._aggregate import GMEAN_FLOOR
+from pdireval._summary import GMEAN_FLOOR
 from pdireval.metrics import REGISTRY, Metric
 
 CUTOFFS = (1, 2, 3, 5, 10)

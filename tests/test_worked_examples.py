@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 import pdireval
-from pdireval._aggregate import aggregate
+from pdireval._summary import aggregate
 from pdireval._example import example_frame
 
 # Note files (../shared/seeds/).

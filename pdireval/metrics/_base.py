@@ -15,7 +15,7 @@ from typing import Any, Literal
 import numpy as np
 
 from pdireval._errors import MetricError
-from pdireval._ranking import Ranked
+from pdireval._prepare.ranking import Ranked
 
 __all__ = ["REGISTRY", "Family", "Metric", "Param", "register"]
 

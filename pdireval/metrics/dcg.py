@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from pdireval._errors import MetricError
-from pdireval._ranking import Ranked, block_starts, positions_in_blocks, safe_divide
+from pdireval._prepare.ranking import Ranked, block_starts, positions_in_blocks, safe_divide
 from pdireval.metrics._base import (
     Family,
     Param,

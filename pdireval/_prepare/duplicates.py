@@ -2,7 +2,7 @@
 
 A plain ``DataFrame.duplicated`` on a 7M-row run hashes every doc id into a
 table of millions of entries (seconds). Here each row gets a 64-bit key mixing
-its group code with the doc id's key (:mod:`pdireval._keys`); the keys are
+its group code with the doc id's key (:mod:`pdireval._prepare.keys`); the keys are
 sorted and only rows whose keys collide are compared exactly. Where a group's
 rows are contiguous (a run in run order) the keys are sorted a window of
 groups at a time, which keeps the sort in the CPU cache.
@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pdireval._keys import id_keys
-from pdireval._take import take
+from pdireval._prepare.keys import id_keys
+from pdireval._prepare.take import take
 
 __all__ = ["repeated_rows"]
 

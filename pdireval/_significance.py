@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from pdireval._aggregate import GMEAN_FLOOR
+from pdireval._summary import GMEAN_FLOOR
 from pdireval._errors import MetricError, MissingDependencyError
 
 __all__ = [
@@ -179,7 +179,7 @@ def _row_median(block: np.ndarray) -> np.ndarray:
     return np.median(block, axis=1)
 
 
-#: Aggregates of :mod:`pdireval._aggregate`, row-wise over a block of resamples.
+#: Aggregates of :mod:`pdireval._summary`, row-wise over a block of resamples.
 ROW_AGGREGATES: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "mean": _row_mean,
     "gmean": _row_gmean,

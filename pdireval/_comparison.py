@@ -17,9 +17,9 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from pdireval._aggregate import aggregate
+from pdireval._summary import aggregate
 from pdireval._errors import MetricError, SchemaError
-from pdireval._stats import (
+from pdireval._significance import (
     ROW_AGGREGATES,
     Correction,
     Test,

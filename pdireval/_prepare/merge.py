@@ -7,11 +7,11 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from pdireval._columns import ColumnMap, as_column_map
+from pdireval._prepare.columns import ColumnMap, as_column_map
 from pdireval._errors import SchemaError
-from pdireval._keys import id_keys, spread
-from pdireval._ranking import check_no_nulls, labels_of
-from pdireval._take import take
+from pdireval._prepare.keys import id_keys, spread
+from pdireval._prepare.ranking import check_no_nulls, labels_of
+from pdireval._prepare.take import take
 
 __all__ = ["merge_qrels"]
 
@@ -138,7 +138,7 @@ def _match(
     """Pairs (run row, qrels row) with equal (query, doc).
 
     The judged docs are a tiny share of a run, so a table lookup of the doc keys
-    (:mod:`pdireval._keys`) first keeps the few rows whose doc may be judged; those are
+    (:mod:`pdireval._prepare.keys`) first keeps the few rows whose doc may be judged; those are
     then joined on (query, doc) by their keys (``judged``: the qrels' sorted pair keys
     and their order), and the ids of each joined pair compared. Without keys (e.g.
     float or mixed ids) the ids are joined directly; ``convert`` says, for query and

@@ -14,11 +14,11 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from pdireval._columns import ResolvedColumns
-from pdireval._duplicates import repeated_rows
+from pdireval._prepare.columns import ResolvedColumns
+from pdireval._prepare.duplicates import repeated_rows
 from pdireval._errors import MetricError, SchemaError
-from pdireval._positions import TieBreak, judged_positions
-from pdireval._take import take
+from pdireval._prepare.positions import TieBreak, judged_positions
+from pdireval._prepare.take import take
 
 __all__ = ["QUERY_POLICIES", "QueryPolicy", "Ranked", "labels_of", "prepare"]
 
