@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from pdireval import datasets, metrics
 from pdireval._accessor import IREvalAccessor
-from pdireval._prepare.columns import ColumnMap
 from pdireval._errors import MetricError, MissingDependencyError, PdirevalError, SchemaError
+from pdireval._prepare.columns import ColumnMap
+from pdireval._report import Report
 from pdireval.api import (
     ap,
     compare,
@@ -46,7 +47,6 @@ from pdireval.api import (
 from pdireval.correlation import kendall, spearman, system_correlation, tau_ap
 from pdireval.io import read_qrels, read_run, write_qrels, write_run
 from pdireval.metrics import Metric, parse_metric
-from pdireval._report import Report
 
 __version__ = "0.1.0"
 

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from pdireval import api
-from pdireval._summary import Agg
 from pdireval._prepare.columns import DEFAULT_COLUMNS, ColumnMap
+from pdireval._summary import Agg
 from pdireval.metrics import MetricLike
 
 if TYPE_CHECKING:  # pragma: no cover - plotting is imported when df.ireval.plot is used

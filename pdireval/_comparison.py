@@ -17,7 +17,6 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from pdireval._summary import aggregate
 from pdireval._errors import MetricError, SchemaError
 from pdireval._significance import (
     ROW_AGGREGATES,
@@ -32,6 +31,7 @@ from pdireval._significance import (
     paired_statistics,
     t_interval,
 )
+from pdireval._summary import aggregate
 
 __all__ = [
     "COMPARISON_COLUMNS",

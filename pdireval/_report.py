@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pdireval._summary import aggregate
-from pdireval._errors import MissingDependencyError
 from pdireval._comparison import compare_table, per_query_table
+from pdireval._errors import MissingDependencyError
+from pdireval._summary import aggregate
 from pdireval.metrics._base import Metric
 
 __all__ = ["Report", "build_report"]

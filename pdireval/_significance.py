@@ -12,8 +12,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from pdireval._summary import GMEAN_FLOOR
 from pdireval._errors import MetricError, MissingDependencyError
+from pdireval._summary import GMEAN_FLOOR
 
 __all__ = [
     "CORRECTIONS",

@@ -12,11 +12,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pdireval._summary import Agg, aggregate
-from pdireval._prepare.columns import ColumnMap, as_column_map
-from pdireval._errors import MetricError
-from pdireval._prepare.merge import merge_qrels
-from pdireval._prepare.ranking import QueryPolicy, TiePolicy, prepare
 from pdireval._comparison import (
     Baseline,
     CiMethod,
@@ -26,13 +21,18 @@ from pdireval._comparison import (
     per_query_table,
     summary_table,
 )
+from pdireval._errors import MetricError
+from pdireval._prepare.columns import ColumnMap, as_column_map
+from pdireval._prepare.merge import merge_qrels
+from pdireval._prepare.ranking import QueryPolicy, TiePolicy, prepare
+from pdireval._report import Report, build_report
+from pdireval._summary import Agg, aggregate
 from pdireval.correlation import Method
 from pdireval.correlation import rank_correlation as _rank_correlation
 from pdireval.curves import curve as _curve
 from pdireval.curves import pr_curve as _pr_curve
 from pdireval.metrics import AP, DCG, RR, MetricLike, P, R, Rprec, Success, nDCG, parse_metrics
 from pdireval.metrics._base import Metric
-from pdireval._report import Report, build_report
 
 __all__ = [
     "ap",

@@ -35,8 +35,8 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from pdireval._prepare.columns import ColumnMap, as_column_map
 from pdireval._errors import MetricError, SchemaError
+from pdireval._prepare.columns import ColumnMap, as_column_map
 
 __all__ = ["kendall", "rank_correlation", "spearman", "system_correlation", "tau_ap"]
 

@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pdireval._prepare.columns import ColumnMap, as_column_map
 from pdireval._errors import MetricError
+from pdireval._prepare.columns import ColumnMap, as_column_map
 from pdireval._prepare.ranking import QueryPolicy, TiePolicy, prepare
 from pdireval.metrics import IPrec, Metric, MetricLike, parse_metric
 from pdireval.metrics._base import Family

@@ -32,10 +32,10 @@ import pandas as pd
 from dask.dataframe.extensions import register_dataframe_accessor
 
 from pdireval import api
-from pdireval._summary import Agg, aggregate
+from pdireval._comparison import Baseline, CiMethod, Correction, Test, compare_table, summary_table
 from pdireval._prepare.columns import DEFAULT_COLUMNS, ColumnMap, ResolvedColumns, as_column_map
 from pdireval._prepare.merge import _id_kind
-from pdireval._comparison import Baseline, CiMethod, Correction, Test, compare_table, summary_table
+from pdireval._summary import Agg, aggregate
 from pdireval.metrics import MetricLike, parse_metrics
 
 __all__ = ["DaskIREvalAccessor", "compare", "evaluate", "merge_qrels", "summary"]

@@ -31,9 +31,9 @@ from typing import IO
 import numpy as np
 import pandas as pd
 
+from pdireval._errors import SchemaError
 from pdireval._prepare.columns import ColumnMap, as_column_map
 from pdireval._prepare.duplicates import repeated_rows
-from pdireval._errors import SchemaError
 
 __all__ = ["read_qrels", "read_run", "write_qrels", "write_run"]
 

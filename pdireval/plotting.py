@@ -34,9 +34,9 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import pandas as pd
 
-from pdireval._summary import Agg
-from pdireval._prepare.columns import ColumnMap
 from pdireval._errors import MetricError, MissingDependencyError
+from pdireval._prepare.columns import ColumnMap
+from pdireval._summary import Agg
 from pdireval.metrics import MetricLike
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers only

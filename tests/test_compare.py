@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 import pdireval
-from pdireval._example import example_frame
 from pdireval._comparison import COMPARISON_COLUMNS, adjust_pvalues, compare_table
+from pdireval._example import example_frame
 
 stats = pytest.importorskip("scipy.stats")
 

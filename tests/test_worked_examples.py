@@ -16,8 +16,8 @@ import pandas as pd
 import pytest
 
 import pdireval
-from pdireval._summary import aggregate
 from pdireval._example import example_frame
+from pdireval._summary import aggregate
 
 # Note files (../shared/seeds/).
 N000 = "000_64c356606c5d8a4b.txt"

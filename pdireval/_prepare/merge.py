@@ -7,8 +7,8 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from pdireval._prepare.columns import ColumnMap, as_column_map
 from pdireval._errors import SchemaError
+from pdireval._prepare.columns import ColumnMap, as_column_map
 from pdireval._prepare.keys import id_keys, spread
 from pdireval._prepare.ranking import check_no_nulls, labels_of
 from pdireval._prepare.take import take

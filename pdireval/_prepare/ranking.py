@@ -14,9 +14,9 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from pdireval._errors import MetricError, SchemaError
 from pdireval._prepare.columns import ResolvedColumns
 from pdireval._prepare.duplicates import repeated_rows
-from pdireval._errors import MetricError, SchemaError
 from pdireval._prepare.positions import TieBreak, judged_positions
 from pdireval._prepare.take import take
 
