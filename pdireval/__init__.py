@@ -16,11 +16,12 @@ q1      0.5833  0.4796
 
 from __future__ import annotations
 
-from pdireval import datasets, metrics
+from pdireval import datasets, metrics, typing
 from pdireval._accessor import IREvalAccessor
 from pdireval._errors import MetricError, MissingDependencyError, PdirevalError, SchemaError
 from pdireval._prepare.columns import ColumnMap
 from pdireval._report import Report
+from pdireval._version import __version__
 from pdireval.api import (
     ap,
     compare,
@@ -42,13 +43,11 @@ from pdireval.api import (
     rr,
     success,
     summary,
-    ties,
+    tie_groups,
 )
 from pdireval.correlation import kendall, spearman, system_correlation, tau_ap
 from pdireval.io import read_qrels, read_run, write_qrels, write_run
 from pdireval.metrics import Metric, parse_metric
-
-__version__ = "0.1.0"
 
 __all__ = [
     "ColumnMap",
@@ -59,6 +58,7 @@ __all__ = [
     "PdirevalError",
     "Report",
     "SchemaError",
+    "__version__",
     "ap",
     "compare",
     "curve",
@@ -88,7 +88,8 @@ __all__ = [
     "summary",
     "system_correlation",
     "tau_ap",
-    "ties",
+    "tie_groups",
+    "typing",
     "write_qrels",
     "write_run",
 ]

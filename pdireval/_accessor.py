@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Hashable, Iterable, Mapping
+from typing import TYPE_CHECKING, Unpack
 
+import numpy as np
 import pandas as pd
 
 from pdireval import api
 from pdireval._prepare.columns import DEFAULT_COLUMNS, ColumnMap
-from pdireval._summary import Agg
-from pdireval.metrics import MetricLike
 
 if TYPE_CHECKING:  # pragma: no cover - plotting is imported when df.ireval.plot is used
+    from pdireval._report import Report
     from pdireval.plotting import PlotAccessor
+    from pdireval.typing import (
+        Aggregate,
+        CiMethod,
+        ComparisonOptions,
+        EvaluationOptions,
+        MetricLike,
+        MetricsLike,
+    )
 
 __all__ = ["IREvalAccessor"]
 
@@ -24,8 +32,9 @@ class IREvalAccessor:
 
     ``df.ireval`` uses the default column names (and their synonyms);
     ``df.ireval(query="qid", rel="label", run="system")`` returns an accessor with
-    other columns. Every method delegates to the function of the same name in
-    :mod:`pdireval.api`, passing the column mapping.
+    other columns. Every method is the function of the same name in
+    :mod:`pdireval` applied to the frame with this column mapping, and takes the same
+    options.
 
     Examples
     --------
@@ -55,95 +64,211 @@ class IREvalAccessor:
         run: str | None = None,
         known: str | None = None,
     ) -> IREvalAccessor:
-        """Return an accessor that reads the given roles from other columns."""
+        """Return an accessor that reads the given roles from other columns.
+
+        Examples
+        --------
+        >>> import pandas as pd, pdireval
+        >>> df = pd.DataFrame({"topic": [1, 1], "docid": ["a", "b"],
+        ...                    "pos": [1, 2], "grade": [0, 2]})
+        >>> df.ireval(query="topic", doc="docid", rank="pos", rel="grade").rr().tolist()
+        [0.5]
+        """
         names = dict(query=query, doc=doc, rank=rank, rel=rel, score=score, run=run, known=known)
         return IREvalAccessor(self._obj, self._columns.remap(**names))
 
-    def evaluate(self, metrics: MetricLike | Iterable[MetricLike], **options: Any) -> pd.DataFrame:
-        """Per-query values; see :func:`pdireval.evaluate`."""
+    def evaluate(self, metrics: MetricsLike, **options: Unpack[EvaluationOptions]) -> pd.DataFrame:
+        """Per-query values of one or more metrics: :func:`pdireval.evaluate` on this frame."""
         return api.evaluate(self._obj, metrics, columns=self._columns, **options)
 
     def summary(
-        self, metrics: MetricLike | Iterable[MetricLike], agg: Agg = "mean", **options: Any
+        self,
+        metrics: MetricsLike,
+        *,
+        agg: Aggregate = "mean",
+        ci: float | None = None,
+        ci_method: CiMethod = "t",
+        n_resamples: int = 10_000,
+        seed: int | np.random.SeedSequence | None = None,
+        **options: Unpack[EvaluationOptions],
     ) -> pd.Series | pd.DataFrame:
-        """Aggregated values; see :func:`pdireval.summary`."""
-        return api.summary(self._obj, metrics, agg=agg, columns=self._columns, **options)
+        """Aggregates over queries (MAP, mean nDCG@k, ...): :func:`pdireval.summary`."""
+        return api.summary(
+            self._obj,
+            metrics,
+            agg=agg,
+            ci=ci,
+            ci_method=ci_method,
+            n_resamples=n_resamples,
+            seed=seed,
+            columns=self._columns,
+            **options,
+        )
 
-    def compare(self, metrics: MetricLike | Iterable[MetricLike], **options: Any) -> pd.DataFrame:
-        """Paired significance tests between runs; see :func:`pdireval.compare`."""
+    def compare(self, metrics: MetricsLike, **options: Unpack[ComparisonOptions]) -> pd.DataFrame:
+        """Paired significance tests between runs: :func:`pdireval.compare` on this frame."""
         return api.compare(self._obj, metrics, columns=self._columns, **options)
 
-    def per_query(self, metric: MetricLike, **options: Any) -> pd.DataFrame:
-        """Query x run values and deltas to a baseline; see :func:`pdireval.per_query`."""
-        return api.per_query(self._obj, metric, columns=self._columns, **options)
+    def per_query(
+        self,
+        metric: MetricLike,
+        *,
+        baseline: Hashable | None = None,
+        **options: Unpack[EvaluationOptions],
+    ) -> pd.DataFrame:
+        """Query x run values and deltas to a baseline: :func:`pdireval.per_query`."""
+        return api.per_query(self._obj, metric, baseline=baseline, columns=self._columns, **options)
 
-    def report(self, metrics: MetricLike | Iterable[MetricLike], **options: Any) -> api.Report:
-        """Summary, comparison and per-query tables to render; see :func:`pdireval.report`."""
+    def report(self, metrics: MetricsLike, **options: Unpack[ComparisonOptions]) -> Report:
+        """Summary, comparison and per-query tables to render: :func:`pdireval.report`."""
         return api.report(self._obj, metrics, columns=self._columns, **options)
 
-    def precision(self, k: int, **options: Any) -> pd.Series:
-        """Per-query ``P@k``; see :func:`pdireval.precision`."""
-        return api.precision(self._obj, k, columns=self._columns, **options)
+    def precision(self, k: int, *, rel: int = 1, **options: Unpack[EvaluationOptions]) -> pd.Series:
+        """Per-query ``P@k``: :func:`pdireval.precision` on this frame."""
+        return api.precision(self._obj, k, rel=rel, columns=self._columns, **options)
 
-    def recall(self, k: int, **options: Any) -> pd.Series:
-        """Per-query ``R@k``; see :func:`pdireval.recall`."""
-        return api.recall(self._obj, k, columns=self._columns, **options)
+    def recall(self, k: int, *, rel: int = 1, **options: Unpack[EvaluationOptions]) -> pd.Series:
+        """Per-query ``R@k``: :func:`pdireval.recall` on this frame."""
+        return api.recall(self._obj, k, rel=rel, columns=self._columns, **options)
 
-    def ap(self, k: int | None = None, **options: Any) -> pd.Series:
-        """Per-query ``AP``; see :func:`pdireval.ap`."""
-        return api.ap(self._obj, k, columns=self._columns, **options)
+    def ap(
+        self, k: int | None = None, *, rel: int = 1, **options: Unpack[EvaluationOptions]
+    ) -> pd.Series:
+        """Per-query average precision: :func:`pdireval.ap` on this frame."""
+        return api.ap(self._obj, k, rel=rel, columns=self._columns, **options)
 
-    def map(self, k: int | None = None, **options: Any) -> float | pd.Series:
-        """Mean average precision; see :func:`pdireval.map`."""
-        return api.map(self._obj, k, columns=self._columns, **options)
+    def map(
+        self, k: int | None = None, *, rel: int = 1, **options: Unpack[EvaluationOptions]
+    ) -> float:
+        """Mean average precision of the frame's one run: :func:`pdireval.map`."""
+        return api.map(self._obj, k, rel=rel, columns=self._columns, **options)
 
-    def gmap(self, k: int | None = None, **options: Any) -> float | pd.Series:
-        """Geometric mean average precision; see :func:`pdireval.gmap`."""
-        return api.gmap(self._obj, k, columns=self._columns, **options)
+    def gmap(
+        self, k: int | None = None, *, rel: int = 1, **options: Unpack[EvaluationOptions]
+    ) -> float:
+        """Geometric mean average precision of the frame's one run: :func:`pdireval.gmap`."""
+        return api.gmap(self._obj, k, rel=rel, columns=self._columns, **options)
 
-    def rr(self, k: int | None = None, **options: Any) -> pd.Series:
-        """Per-query reciprocal rank; see :func:`pdireval.rr`."""
-        return api.rr(self._obj, k, columns=self._columns, **options)
+    def rr(
+        self, k: int | None = None, *, rel: int = 1, **options: Unpack[EvaluationOptions]
+    ) -> pd.Series:
+        """Per-query reciprocal rank: :func:`pdireval.rr` on this frame."""
+        return api.rr(self._obj, k, rel=rel, columns=self._columns, **options)
 
-    def mrr(self, k: int | None = None, **options: Any) -> float | pd.Series:
-        """Mean reciprocal rank; see :func:`pdireval.mrr`."""
-        return api.mrr(self._obj, k, columns=self._columns, **options)
+    def mrr(
+        self, k: int | None = None, *, rel: int = 1, **options: Unpack[EvaluationOptions]
+    ) -> float:
+        """Mean reciprocal rank of the frame's one run: :func:`pdireval.mrr`."""
+        return api.mrr(self._obj, k, rel=rel, columns=self._columns, **options)
 
-    def ndcg(self, k: int | None = None, **options: Any) -> pd.Series:
-        """Per-query nDCG; see :func:`pdireval.ndcg`."""
-        return api.ndcg(self._obj, k, columns=self._columns, **options)
+    def ndcg(
+        self,
+        k: int | None = None,
+        *,
+        rel: int = 1,
+        gain: str | Mapping[int, float] = "linear",
+        discount: str = "log2",
+        base: float = 2,
+        **options: Unpack[EvaluationOptions],
+    ) -> pd.Series:
+        """Per-query nDCG: :func:`pdireval.ndcg` on this frame."""
+        return api.ndcg(
+            self._obj,
+            k,
+            rel=rel,
+            gain=gain,
+            discount=discount,
+            base=base,
+            columns=self._columns,
+            **options,
+        )
 
-    def dcg(self, k: int | None = None, **options: Any) -> pd.Series:
-        """Per-query DCG; see :func:`pdireval.dcg`."""
-        return api.dcg(self._obj, k, columns=self._columns, **options)
+    def dcg(
+        self,
+        k: int | None = None,
+        *,
+        rel: int = 1,
+        gain: str | Mapping[int, float] = "linear",
+        discount: str = "log2",
+        base: float = 2,
+        **options: Unpack[EvaluationOptions],
+    ) -> pd.Series:
+        """Per-query DCG: :func:`pdireval.dcg` on this frame."""
+        return api.dcg(
+            self._obj,
+            k,
+            rel=rel,
+            gain=gain,
+            discount=discount,
+            base=base,
+            columns=self._columns,
+            **options,
+        )
 
-    def r_precision(self, **options: Any) -> pd.Series:
-        """Per-query R-precision; see :func:`pdireval.r_precision`."""
-        return api.r_precision(self._obj, columns=self._columns, **options)
+    def r_precision(self, *, rel: int = 1, **options: Unpack[EvaluationOptions]) -> pd.Series:
+        """Per-query R-precision: :func:`pdireval.r_precision` on this frame."""
+        return api.r_precision(self._obj, rel=rel, columns=self._columns, **options)
 
-    def ties(self, k: int, **options: Any) -> pd.DataFrame:
-        """Groups of equal scores straddling cutoff k; see :func:`pdireval.ties`."""
-        return api.ties(self._obj, k, columns=self._columns, **options)
+    def success(self, k: int, *, rel: int = 1, **options: Unpack[EvaluationOptions]) -> pd.Series:
+        """Per-query ``Success@k``: :func:`pdireval.success` on this frame."""
+        return api.success(self._obj, k, rel=rel, columns=self._columns, **options)
 
-    def success(self, k: int, **options: Any) -> pd.Series:
-        """Per-query ``Success@k``; see :func:`pdireval.success`."""
-        return api.success(self._obj, k, columns=self._columns, **options)
+    def tie_groups(
+        self, k: int, *, rel: int = 1, **options: Unpack[EvaluationOptions]
+    ) -> pd.DataFrame:
+        """Groups of equal scores straddling cutoff k: :func:`pdireval.tie_groups`."""
+        return api.tie_groups(self._obj, k, rel=rel, columns=self._columns, **options)
 
-    def rank_correlation(self, run_a: Any = None, run_b: Any = None, **options: Any) -> pd.Series:
-        """Per-query rank correlation; see :func:`pdireval.rank_correlation`."""
-        return api.rank_correlation(self._obj, run_a, run_b, columns=self._columns, **options)
+    def rank_correlation(
+        self,
+        run_a: Hashable | None = None,
+        run_b: Hashable | None = None,
+        *,
+        method: str = "kendall",
+    ) -> pd.Series:
+        """Per-query rank correlation of two runs: :func:`pdireval.rank_correlation`."""
+        return api.rank_correlation(
+            self._obj,
+            run_a,
+            run_b,
+            method=method,
+            columns=self._columns,  # type: ignore[arg-type]
+        )
 
-    def pr_curve(self, **options: Any) -> pd.DataFrame:
-        """Precision-recall curves as a long table; see :func:`pdireval.pr_curve`."""
-        return api.pr_curve(self._obj, columns=self._columns, **options)
+    def pr_curve(
+        self,
+        *,
+        interpolated: bool = True,
+        points: int = 11,
+        rel: int = 1,
+        average: bool = False,
+        **options: Unpack[EvaluationOptions],
+    ) -> pd.DataFrame:
+        """Precision-recall curves as a long table: :func:`pdireval.pr_curve`."""
+        return api.pr_curve(
+            self._obj,
+            interpolated=interpolated,
+            points=points,
+            rel=rel,
+            average=average,
+            columns=self._columns,
+            **options,
+        )
 
-    def curve(self, metric: MetricLike, ks: Iterable[int] = range(1, 11), **options: Any):
-        """A metric at several cutoffs as a long table; see :func:`pdireval.curve`."""
-        return api.curve(self._obj, metric, ks, columns=self._columns, **options)
+    def curve(
+        self,
+        metric: MetricLike,
+        ks: Iterable[int] = range(1, 11),
+        *,
+        average: bool = False,
+        **options: Unpack[EvaluationOptions],
+    ) -> pd.DataFrame:
+        """A metric at several cutoffs as a long table: :func:`pdireval.curve`."""
+        return api.curve(self._obj, metric, ks, average=average, columns=self._columns, **options)
 
     @property
     def plot(self) -> PlotAccessor:
-        """matplotlib figures of this frame; see :mod:`pdireval.plotting`."""
+        """Matplotlib figures of this frame; see :mod:`pdireval.plotting`."""
         from pdireval.plotting import PlotAccessor
 
         return PlotAccessor(self._obj, self._columns)

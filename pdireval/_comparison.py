@@ -2,8 +2,8 @@
 
 The functions here work on a per-query table as :func:`pdireval.evaluate` returns it for
 a frame with a run column (index (run, query), one column per metric). The typed
-functions :func:`pdireval.compare`, :func:`pdireval.per_query` and
-:func:`pdireval.summary` (with ``ci=``) evaluate a long frame and delegate here.
+functions :func:`pdireval.compare` and :func:`pdireval.per_query` evaluate a long frame
+and delegate here.
 
 scipy (extra ``stats``) supplies the test distributions; it is imported only when a
 test or a t interval is computed.
@@ -11,40 +11,17 @@ test or a t interval is computed.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
-from typing import Any, Literal
+from collections.abc import Hashable
 
 import numpy as np
 import pandas as pd
 
 from pdireval._errors import MetricError, SchemaError
-from pdireval._significance import (
-    ROW_AGGREGATES,
-    Correction,
-    Test,
-    adjust_pvalues,
-    bootstrap_statistic,
-    check_correction,
-    check_level,
-    check_resamples,
-    check_test,
-    paired_statistics,
-    t_interval,
-)
-from pdireval._summary import aggregate
+from pdireval._options import Significance
+from pdireval._significance import adjust_pvalues, paired_statistics
+from pdireval.typing import Baseline
 
-__all__ = [
-    "COMPARISON_COLUMNS",
-    "Correction",
-    "Test",
-    "adjust_pvalues",
-    "compare_table",
-    "per_query_table",
-    "summary_table",
-]
-
-CiMethod = Literal["t", "bootstrap"]
-Baseline = Hashable | Sequence[Hashable] | None
+__all__ = ["COMPARISON_COLUMNS", "compare_table", "per_query_table"]
 
 #: Columns of the table returned by :func:`pdireval.compare`, in order.
 COMPARISON_COLUMNS = (
@@ -119,7 +96,7 @@ def _pairs(runs: list[Hashable], baseline: Baseline) -> list[tuple[Hashable, Has
     """(run, baseline) pairs: all pairs for None, else every other run per baseline."""
     if baseline is None:
         return [(runs[j], runs[i]) for i in range(len(runs)) for j in range(i + 1, len(runs))]
-    bases = list(baseline) if isinstance(baseline, list | tuple) else [baseline]
+    bases = list(baseline) if isinstance(baseline, list | tuple) else [baseline]  # type: ignore[list-item]
     if not bases:
         msg = "baseline=[] names no run; pass a run name, a list of run names or None"
         raise SchemaError(msg)
@@ -137,16 +114,7 @@ def _pairs(runs: list[Hashable], baseline: Baseline) -> list[tuple[Hashable, Has
     return pairs
 
 
-def compare_table(
-    table: pd.DataFrame,
-    *,
-    baseline: Baseline = None,
-    test: Test = "t",
-    correction: Correction | None = "holm",
-    alpha: float = 0.05,
-    n_resamples: int = 10_000,
-    seed: Any = None,
-) -> pd.DataFrame:
+def compare_table(table: pd.DataFrame, significance: Significance) -> pd.DataFrame:
     """Compare runs on a per-query table; see :func:`pdireval.compare`.
 
     Parameters
@@ -154,8 +122,8 @@ def compare_table(
     table : DataFrame
         Per-query values indexed by (run, query), one column per metric, as returned
         by :func:`pdireval.evaluate` for a frame with a run column.
-    baseline, test, correction, alpha, n_resamples, seed
-        As in :func:`pdireval.compare`.
+    significance : Significance
+        Baseline, test, correction, alpha and resampling, as in :func:`pdireval.compare`.
 
     Returns
     -------
@@ -165,27 +133,22 @@ def compare_table(
     Examples
     --------
     >>> import pdireval
-    >>> from pdireval._example import example_frame
-    >>> table = example_frame().ireval.evaluate(["AP", "P@5"])
-    >>> compare_table(table, baseline="system1", test="sign")[["run", "metric", "wins"]]
+    >>> from pdireval.datasets import toy
+    >>> table = toy().ireval.evaluate(["AP", "P@5"])
+    >>> settings = Significance(baseline="system1", test="sign")
+    >>> compare_table(table, settings)[["run", "metric", "wins"]]
            run metric  wins
     0  system2     AP     0
     1  system2    P@5     1
     """
-    test = check_test(test)  # type: ignore[assignment]
-    correction = check_correction(correction)  # type: ignore[assignment]
-    alpha = check_level("alpha", alpha)
-    n_resamples = check_resamples(n_resamples)
     runs = _runs_of(table, "compare")
-    pairs = _pairs(runs, baseline)
+    pairs = _pairs(runs, significance.baseline)
     blocks = []
     for label in table.columns:
         wide = _aligned(table, label)
         left = wide[[run for run, _ in pairs]].to_numpy(np.float64).T
         right = wide[[base for _, base in pairs]].to_numpy(np.float64).T
-        result = paired_statistics(
-            left, right, test=test, alpha=alpha, n_resamples=n_resamples, seed=seed
-        )
+        result = paired_statistics(left, right, significance)
         mean, baseline_mean = left.mean(axis=1), right.mean(axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
             relative = np.where(baseline_mean != 0, result["delta"] / baseline_mean, np.nan)
@@ -206,8 +169,8 @@ def compare_table(
     pair_order = {pair: i for i, pair in enumerate(pairs)}
     out["_pair"] = [pair_order[(r, b)] for r, b in zip(out["run"], out["baseline"], strict=True)]
     out = out.sort_values("_pair", kind="stable").drop(columns="_pair").reset_index(drop=True)
-    out["p_adjusted"] = adjust_pvalues(out["p_value"].to_numpy(), correction)
-    out["significant"] = out["p_adjusted"].to_numpy() < alpha
+    out["p_adjusted"] = adjust_pvalues(out["p_value"].to_numpy(), significance.correction)
+    out["significant"] = out["p_adjusted"].to_numpy() < significance.alpha
     for column in ("wins", "ties", "losses"):
         out[column] = out[column].astype(np.int64)
     return out[list(COMPARISON_COLUMNS)]
@@ -235,8 +198,8 @@ def per_query_table(
     Examples
     --------
     >>> import pdireval
-    >>> from pdireval._example import example_frame
-    >>> table = example_frame().ireval.evaluate("P@5")
+    >>> from pdireval.datasets import toy
+    >>> table = toy().ireval.evaluate("P@5")
     >>> per_query_table(table)
     stat      value          delta
     run     system1 system2 system2
@@ -259,76 +222,4 @@ def per_query_table(
     deltas = wide[others].sub(wide[base], axis=0)
     out = pd.concat({"value": wide, "delta": deltas}, axis=1, names=["stat", wide.columns.name])
     out = out.sort_values(("delta", others[0]), ascending=False, kind="stable")
-    return out.astype(np.float64)
-
-
-def summary_table(
-    table: pd.DataFrame,
-    *,
-    agg: str = "mean",
-    ci: float = 0.95,
-    ci_method: CiMethod = "t",
-    n_resamples: int = 10_000,
-    seed: Any = None,
-) -> pd.DataFrame:
-    """Aggregates of a per-query table with confidence intervals; see :func:`pdireval.summary`.
-
-    Examples
-    --------
-    >>> import pandas as pd, pdireval
-    >>> table = pd.DataFrame({"AP": [0.2, 0.4, 0.6]},
-    ...                      index=pd.Index(["q1", "q2", "q3"], name="query"))
-    >>> table.columns.name = "metric"
-    >>> summary_table(table, ci=0.95).round(4)
-            mean  ci_low  ci_high
-    metric
-    AP       0.4 -0.0968   0.8968
-    """
-    level = check_level("ci", ci)
-    if ci_method not in ("t", "bootstrap"):
-        msg = f"ci_method={ci_method!r} is not supported; use 't' or 'bootstrap'"
-        raise MetricError(msg)
-    n_resamples = check_resamples(n_resamples)
-    by_run = isinstance(table.index, pd.MultiIndex)
-    point = aggregate(table, agg, by_run=by_run)
-    if ci_method == "t" and agg != "mean":
-        msg = (
-            f"ci_method='t' is an interval for the mean, not for agg={agg!r}; "
-            "use ci_method='bootstrap'"
-        )
-        raise MetricError(msg)
-    groups = table.groupby(level=0, sort=True, observed=True) if by_run else [(None, table)]
-    low, high = {}, {}
-    for key, part in groups:
-        for label in table.columns:
-            values = part[label].dropna().to_numpy(np.float64)
-            if ci_method == "t":
-                bounds = t_interval(values, level)
-            elif values.size == 0:
-                bounds = (np.nan, np.nan)
-            else:
-                boot = bootstrap_statistic(values, ROW_AGGREGATES[agg], n_resamples, seed)[0]
-                bounds = tuple(np.nanquantile(boot, [(1 - level) / 2, (1 + level) / 2]))
-            low[key, label], high[key, label] = bounds
-    if not by_run:
-        out = pd.DataFrame(
-            {
-                agg: point,
-                "ci_low": [low[None, label] for label in table.columns],
-                "ci_high": [high[None, label] for label in table.columns],
-            },
-            index=point.index,
-        )
-        return out.astype(np.float64)
-    parts = {}
-    for label in table.columns:
-        parts[label] = pd.DataFrame(
-            {
-                agg: point[label],
-                "ci_low": [low[key, label] for key in point.index],
-                "ci_high": [high[key, label] for key in point.index],
-            },
-            index=point.index,
-        )
-    out = pd.concat(parts, axis=1, names=["metric", "stat"])
     return out.astype(np.float64)

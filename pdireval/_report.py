@@ -20,7 +20,9 @@ import pandas as pd
 
 from pdireval._comparison import compare_table, per_query_table
 from pdireval._errors import MissingDependencyError
+from pdireval._options import Evaluation, Significance
 from pdireval._summary import aggregate
+from pdireval._version import __version__
 from pdireval.metrics._base import Metric
 
 __all__ = ["Report", "build_report"]
@@ -105,8 +107,8 @@ class Report:
     Examples
     --------
     >>> import pdireval
-    >>> from pdireval._example import example_frame
-    >>> report = example_frame().ireval.report(["AP", "P@5"], baseline="system1")
+    >>> from pdireval.datasets import toy
+    >>> report = toy().ireval.report(["AP", "P@5"], baseline="system1")
     >>> report.summary.round(4)
     metric       AP  P@5
     run
@@ -186,8 +188,8 @@ class Report:
         Examples
         --------
         >>> import pdireval
-        >>> from pdireval._example import example_frame
-        >>> report = example_frame().ireval.report("P@5", baseline="system1")
+        >>> from pdireval.datasets import toy
+        >>> report = toy().ireval.report("P@5", baseline="system1")
         >>> print(report.to_latex())  # doctest: +ELLIPSIS
         \begin{table}
         \centering
@@ -474,26 +476,13 @@ def _markdown_table(frame: pd.DataFrame, digits: int) -> str:
 def build_report(
     table: pd.DataFrame,
     metrics: Sequence[Metric],
-    *,
-    baseline: Any = None,
-    test: str = "t",
-    correction: str | None = "holm",
-    alpha: float = 0.05,
-    n_resamples: int = 10_000,
-    seed: Any = None,
-    settings: dict[str, Any] | None = None,
+    evaluation: Evaluation,
+    significance: Significance,
 ) -> Report:
     """Build a :class:`Report` from a per-query table indexed by (run, query)."""
-    comparison = compare_table(
-        table,
-        baseline=baseline,
-        test=test,  # type: ignore[arg-type]
-        correction=correction,  # type: ignore[arg-type]
-        alpha=alpha,
-        n_resamples=n_resamples,
-        seed=seed,
-    )
+    comparison = compare_table(table, significance)
     runs = list(table.index.get_level_values(0).unique())
+    baseline = significance.baseline
     if baseline is None:
         reference = runs[0]
     elif isinstance(baseline, list | tuple):
@@ -504,26 +493,27 @@ def build_report(
         {label: per_query_table(table, label, baseline=reference) for label in table.columns},
         names=["metric"],
     )
+    test = significance.test
     resampling = test in ("permutation", "bootstrap")
-    from pdireval import __version__  # late: pdireval imports this module's callers
-
+    settings = evaluation.as_options()
+    del settings["validate"]
     info: dict[str, Any] = {
         "pdireval version": __version__,
-        **(settings or {}),
+        **settings,
         "tie rule": TIE_RULE,
         "test": test,
         "test description": _TESTS.get(test, test),
-        "correction": correction,
+        "correction": significance.correction,
         "correction scope": "all comparisons of the report (run pairs x metrics)",
-        "alpha": alpha,
-        "n_resamples": n_resamples if resampling else None,
-        "seed": seed if resampling else None,
+        "alpha": significance.alpha,
+        "n_resamples": significance.n_resamples if resampling else None,
+        "seed": significance.seed if resampling else None,
         "baseline": baseline if baseline is not None else "all pairs",
         "per_query_baseline": reference,
         "summary": "mean over queries",
     }
     return Report(
-        summary=aggregate(table, "mean", by_run=True),
+        summary=aggregate(table, "mean"),
         comparison=comparison,
         per_query=per_query,
         settings=info,

@@ -8,32 +8,20 @@ imported only inside the functions that need it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
-from pdireval._errors import MetricError, MissingDependencyError
-from pdireval._summary import GMEAN_FLOOR
+from pdireval._errors import MissingDependencyError
+from pdireval._options import Significance
 
 __all__ = [
-    "CORRECTIONS",
-    "TESTS",
-    "Correction",
-    "Test",
     "adjust_pvalues",
     "bootstrap_statistic",
-    "check_correction",
-    "check_level",
-    "check_resamples",
-    "check_test",
     "paired_statistics",
     "scipy_stats",
+    "t_interval",
 ]
-
-Test = Literal["t", "wilcoxon", "sign", "permutation", "bootstrap"]
-Correction = Literal["holm", "bonferroni", "fdr_bh"]
-TESTS: tuple[str, ...] = ("t", "wilcoxon", "sign", "permutation", "bootstrap")
-CORRECTIONS: tuple[str, ...] = ("holm", "bonferroni", "fdr_bh")
 
 #: Per-query differences this close to 0 count as ties (floating-point noise).
 TIE_TOLERANCE = 1e-12
@@ -52,42 +40,6 @@ def scipy_stats() -> Any:
         )
         raise MissingDependencyError(msg) from error
     return stats
-
-
-def check_test(test: object) -> str:
-    """Return ``test`` if it names a supported test, else raise :class:`MetricError`."""
-    if test not in TESTS:
-        msg = f"test={test!r} is not a supported test; use one of {list(TESTS)}"
-        raise MetricError(msg)
-    return str(test)
-
-
-def check_correction(correction: object) -> str | None:
-    """Return ``correction`` if it is None or a supported method, else raise."""
-    if correction is not None and correction not in CORRECTIONS:
-        msg = (
-            f"correction={correction!r} is not a supported correction; "
-            f"use one of {list(CORRECTIONS)} or None"
-        )
-        raise MetricError(msg)
-    return correction  # type: ignore[return-value]
-
-
-def check_level(name: str, value: object) -> float:
-    """Return ``value`` as a float strictly between 0 and 1, else raise."""
-    number = not isinstance(value, bool) and isinstance(value, int | float | np.number)
-    if not number or not 0 < float(value) < 1:  # type: ignore[arg-type]
-        msg = f"{name}={value!r} must be a number strictly between 0 and 1 (e.g. 0.05 or 0.95)"
-        raise MetricError(msg)
-    return float(value)  # type: ignore[arg-type]
-
-
-def check_resamples(value: object) -> int:
-    """Return ``value`` if it is a whole number >= 1, else raise."""
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-        msg = f"n_resamples={value!r} must be a whole number >= 1 (e.g. 10_000)"
-        raise MetricError(msg)
-    return int(value)
 
 
 def adjust_pvalues(p_values: np.ndarray, correction: str | None) -> np.ndarray:
@@ -163,31 +115,6 @@ def _row_mean(block: np.ndarray) -> np.ndarray:
     return block.mean(axis=1)
 
 
-def _row_gmean(block: np.ndarray) -> np.ndarray:
-    return np.exp(np.log(np.maximum(block, GMEAN_FLOOR)).mean(axis=1))
-
-
-def _row_hmean(block: np.ndarray) -> np.ndarray:
-    with np.errstate(divide="ignore"):
-        result = block.shape[1] / np.sum(1.0 / block, axis=1)
-    result[np.any(block == 0, axis=1)] = 0.0
-    result[np.any(block < 0, axis=1)] = np.nan
-    return result
-
-
-def _row_median(block: np.ndarray) -> np.ndarray:
-    return np.median(block, axis=1)
-
-
-#: Aggregates of :mod:`pdireval._summary`, row-wise over a block of resamples.
-ROW_AGGREGATES: dict[str, Callable[[np.ndarray], np.ndarray]] = {
-    "mean": _row_mean,
-    "gmean": _row_gmean,
-    "hmean": _row_hmean,
-    "median": _row_median,
-}
-
-
 def t_interval(values: np.ndarray, level: float) -> tuple[float, float]:
     """Student t interval for the mean of ``values`` (NaN with fewer than two values)."""
     n = values.size
@@ -200,19 +127,15 @@ def t_interval(values: np.ndarray, level: float) -> tuple[float, float]:
 
 
 def paired_statistics(
-    runs: np.ndarray,
-    baselines: np.ndarray,
-    *,
-    test: str,
-    alpha: float,
-    n_resamples: int,
-    seed: Any,
+    runs: np.ndarray, baselines: np.ndarray, significance: Significance
 ) -> dict[str, np.ndarray]:
     """Everything :func:`pdireval.compare` reports, for k comparisons over n queries.
 
     ``runs`` and ``baselines`` are (k x n) arrays of per-query values, aligned by query.
     Returns one array of length k per output column (``p_value`` unadjusted).
     """
+    test, alpha = significance.test, significance.alpha
+    n_resamples, seed = significance.n_resamples, significance.seed
     stats = scipy_stats()
     diffs = runs - baselines
     diffs[np.abs(diffs) <= TIE_TOLERANCE] = 0.0

@@ -1,49 +1,157 @@
-"""Aggregation of per-query values into one number per metric (and run)."""
+"""Aggregation of per-query values into one number per metric (and run), with intervals."""
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Callable
+from typing import get_args
 
 import numpy as np
 import pandas as pd
 
 from pdireval._errors import MetricError
+from pdireval._options import level, resamples
+from pdireval._significance import bootstrap_statistic, t_interval
+from pdireval.typing import Aggregate, CiMethod
 
-__all__ = ["AGGREGATES", "GMEAN_FLOOR", "Agg", "aggregate"]
+__all__ = ["AGGREGATES", "GMEAN_FLOOR", "aggregate", "summary_table"]
 
-Agg = Literal["mean", "gmean", "hmean", "median"]
-AGGREGATES: tuple[str, ...] = ("mean", "gmean", "hmean", "median")
+AGGREGATES: tuple[str, ...] = get_args(Aggregate)
 
 #: trec_eval's floor for the geometric mean (gm_map): values below it count as 1e-5.
 GMEAN_FLOOR = 1e-5
 
 
-def _gmean(values: pd.Series) -> float:
-    values = values.dropna()
-    if values.empty:
-        return np.nan
-    return float(np.exp(np.log(np.maximum(values.to_numpy(), GMEAN_FLOOR)).mean()))
+def _row_mean(block: np.ndarray) -> np.ndarray:
+    return block.mean(axis=1)  # type: ignore[no-any-return]
 
 
-def _hmean(values: pd.Series) -> float:
-    values = values.dropna().to_numpy()
-    if len(values) == 0:
-        return np.nan
-    if np.any(values < 0):
-        return np.nan
-    if np.any(values == 0):
-        return 0.0
-    return float(len(values) / np.sum(1.0 / values))
+def _row_gmean(block: np.ndarray) -> np.ndarray:
+    return np.exp(np.log(np.maximum(block, GMEAN_FLOOR)).mean(axis=1))  # type: ignore[no-any-return]
 
 
-def aggregate(table: pd.DataFrame, agg: str, *, by_run: bool) -> pd.Series | pd.DataFrame:
-    """Aggregate a per-query table column-wise (per run when ``by_run``); NaN values are skipped."""
+def _row_hmean(block: np.ndarray) -> np.ndarray:
+    zero, negative = np.any(block == 0, axis=1), np.any(block < 0, axis=1)
+    safe = np.where(block == 0, 1.0, block)
+    result = block.shape[1] / np.sum(1.0 / safe, axis=1)
+    result[zero] = 0.0
+    result[negative] = np.nan
+    return result  # type: ignore[no-any-return]
+
+
+def _row_median(block: np.ndarray) -> np.ndarray:
+    return np.median(block, axis=1)
+
+
+#: Each aggregate, row-wise over a (rows x queries) block; NaN-free input.
+ROW_AGGREGATES: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "mean": _row_mean,
+    "gmean": _row_gmean,
+    "hmean": _row_hmean,
+    "median": _row_median,
+}
+
+
+def _check_agg(agg: object) -> str:
     if agg not in AGGREGATES:
         msg = f"agg={agg!r} is not an aggregate; use one of {list(AGGREGATES)}"
         raise MetricError(msg)
-    how = {"mean": "mean", "median": "median", "gmean": _gmean, "hmean": _hmean}[agg]
-    if by_run:
+    return str(agg)
+
+
+def _gmean(values: pd.Series) -> float:
+    present = values.dropna().to_numpy(dtype=np.float64)
+    return float(_row_gmean(present[None, :])[0]) if present.size else np.nan
+
+
+def _hmean(values: pd.Series) -> float:
+    present = values.dropna().to_numpy(dtype=np.float64)
+    return float(_row_hmean(present[None, :])[0]) if present.size else np.nan
+
+
+def aggregate(table: pd.DataFrame, agg: str) -> pd.Series | pd.DataFrame:
+    """Aggregate a per-query table column-wise; NaN values (undefined queries) are skipped.
+
+    A table indexed by (run, query) gives one row per run (a DataFrame); a table
+    indexed by query gives a Series by metric, named after ``agg``. The mean and the
+    median are pandas' (compensated summation).
+    """
+    how = {"mean": "mean", "median": "median", "gmean": _gmean, "hmean": _hmean}[_check_agg(agg)]
+    if isinstance(table.index, pd.MultiIndex):
         grouped = table.groupby(level=0, sort=True, observed=True)
         return grouped.agg(how).astype(np.float64)
     result = table.agg(how) if isinstance(how, str) else table.apply(how)
     return result.astype(np.float64).rename(agg)
+
+
+def summary_table(
+    table: pd.DataFrame,
+    *,
+    agg: str = "mean",
+    ci: float = 0.95,
+    ci_method: CiMethod = "t",
+    n_resamples: int = 10_000,
+    seed: object = None,
+) -> pd.DataFrame:
+    """Aggregates of a per-query table with confidence intervals; see :func:`pdireval.summary`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"AP": [0.2, 0.4, 0.6]},
+    ...                      index=pd.Index(["q1", "q2", "q3"], name="query"))
+    >>> table.columns.name = "metric"
+    >>> summary_table(table, ci=0.95).round(4)
+            mean  ci_low  ci_high
+    metric
+    AP       0.4 -0.0968   0.8968
+    """
+    agg = _check_agg(agg)
+    confidence = level("ci", ci)
+    if ci_method not in get_args(CiMethod):
+        msg = f"ci_method={ci_method!r} is not supported; use one of {list(get_args(CiMethod))}"
+        raise MetricError(msg)
+    n_resamples = resamples(n_resamples)
+    if ci_method == "t" and agg != "mean":
+        msg = (
+            f"ci_method='t' is an interval for the mean, not for agg={agg!r}; "
+            "use ci_method='bootstrap'"
+        )
+        raise MetricError(msg)
+    by_run = isinstance(table.index, pd.MultiIndex)
+    point = aggregate(table, agg)
+    groups = table.groupby(level=0, sort=True, observed=True) if by_run else [(None, table)]
+    low, high = {}, {}
+    for key, part in groups:
+        for label in table.columns:
+            values = part[label].dropna().to_numpy(np.float64)
+            if ci_method == "t":
+                bounds = t_interval(values, confidence)
+            elif values.size == 0:
+                bounds = (np.nan, np.nan)
+            else:
+                boot = bootstrap_statistic(values, ROW_AGGREGATES[agg], n_resamples, seed)[0]
+                quantiles = np.nanquantile(boot, [(1 - confidence) / 2, (1 + confidence) / 2])
+                bounds = (float(quantiles[0]), float(quantiles[1]))
+            low[key, label], high[key, label] = bounds
+    if not by_run:
+        out = pd.DataFrame(
+            {
+                agg: point,
+                "ci_low": [low[None, label] for label in table.columns],
+                "ci_high": [high[None, label] for label in table.columns],
+            },
+            index=point.index,
+        )
+        return out.astype(np.float64)
+    parts = {
+        label: pd.DataFrame(
+            {
+                agg: point[label],
+                "ci_low": [low[key, label] for key in point.index],
+                "ci_high": [high[key, label] for key in point.index],
+            },
+            index=point.index,
+        )
+        for label in table.columns
+    }
+    return pd.concat(parts, axis=1, names=["metric", "stat"]).astype(np.float64)

@@ -1,38 +1,40 @@
 """Typed public functions: the real API behind the ``.ireval`` accessor.
 
-Every evaluating function takes a long frame (DESIGN §1), validates it once,
-prepares it once and runs all requested metrics over the same prepared arrays.
+Every function here checks what the user passed -- metrics, column roles, options --
+and hands one frozen options object to the evaluation engine, which validates and
+prepares the frame once and runs every requested metric over the same arrays.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Hashable, Mapping
+from typing import TYPE_CHECKING, Unpack
 
 import numpy as np
 import pandas as pd
 
-from pdireval._comparison import (
-    Baseline,
-    CiMethod,
-    Correction,
-    Test,
-    compare_table,
-    per_query_table,
-    summary_table,
-)
-from pdireval._errors import MetricError
-from pdireval._prepare.columns import ColumnMap, as_column_map
+from pdireval import _evaluate
+from pdireval._comparison import compare_table, per_query_table
+from pdireval._errors import MetricError, SchemaError
+from pdireval._options import Evaluation, split_options
 from pdireval._prepare.merge import merge_qrels
-from pdireval._prepare.ranking import QueryPolicy, TiePolicy, prepare
 from pdireval._report import Report, build_report
-from pdireval._summary import Agg, aggregate
-from pdireval.correlation import Method
-from pdireval.correlation import rank_correlation as _rank_correlation
-from pdireval.curves import curve as _curve
-from pdireval.curves import pr_curve as _pr_curve
-from pdireval.metrics import AP, DCG, RR, MetricLike, P, R, Rprec, Success, nDCG, parse_metrics
+from pdireval._summary import aggregate, summary_table
+from pdireval.correlation import rank_correlation
+from pdireval.curves import curve, pr_curve
+from pdireval.metrics import AP, DCG, RR, P, R, Rprec, Success, nDCG, parse_metrics
 from pdireval.metrics._base import Metric
+
+if TYPE_CHECKING:
+    from pdireval.typing import (
+        Aggregate,
+        CiMethod,
+        ColumnsLike,
+        ComparisonOptions,
+        EvaluationOptions,
+        MetricLike,
+        MetricsLike,
+    )
 
 __all__ = [
     "ap",
@@ -55,22 +57,16 @@ __all__ = [
     "rr",
     "success",
     "summary",
-    "ties",
+    "tie_groups",
 ]
-
-Columns = ColumnMap | Mapping[str, str] | None
 
 
 def evaluate(
     frame: pd.DataFrame,
-    metrics: MetricLike | Iterable[MetricLike],
+    metrics: MetricsLike,
     *,
-    columns: Columns = None,
-    queries: QueryPolicy = "judged",
-    max_rank: int | None = None,
-    judged_only: bool = False,
-    ties: TiePolicy = "trec",
-    validate: bool = True,
+    columns: ColumnsLike = None,
+    **options: Unpack[EvaluationOptions],
 ) -> pd.DataFrame:
     """Per-query values of one or more metrics.
 
@@ -84,22 +80,28 @@ def evaluate(
         as ``"P_10"``, or objects such as ``P @ 10``. Duplicates collapse.
     columns : ColumnMap or dict, optional
         Which column plays which role, e.g. ``{"query": "qid", "rel": "label"}``.
+    **options
+        The evaluation options below, all keyword-only; every evaluating function of
+        pdireval takes them.
+
+    Other Parameters
+    ----------------
     queries : {"judged", "retrieved", "all"}
         ``"judged"`` (default): every query with at least one judgment, those that
         retrieved nothing scoring 0 (``trec_eval -c``); ``"retrieved"``: judged
         queries that retrieved something (plain ``trec_eval``); ``"all"``: also
         unjudged queries, with NaN values.
-    max_rank : int, optional
-        Evaluate only the top ``max_rank`` documents of each ranking (``trec_eval -M``).
-    judged_only : bool
-        Drop the retrieved documents without a judgment (no label, or a negative one)
-        and rank the rest again, after ``max_rank`` (``trec_eval -J``).
     ties : {"trec", "optimistic", "pessimistic", "average"}
         How documents with equal scores are ordered (a rank column is always used as
         given): ``"trec"`` doc id descending (trec_eval); ``"optimistic"`` /
         ``"pessimistic"`` higher / lower labels first inside each group of equal scores;
         ``"average"`` the exact expected value over every order of each group (McSherry
         & Najork 2008), for P, R, AP, RR, DCG, CG and nDCG (with or without ``@k``).
+    max_rank : int, optional
+        Evaluate only the top ``max_rank`` documents of each ranking (``trec_eval -M``).
+    judged_only : bool
+        Drop the retrieved documents without a judgment (no label, or a negative one)
+        and rank the rest again, after ``max_rank`` (``trec_eval -J``).
     validate : bool
         Check the frame (null ids, duplicate documents, ranks, labels). Turn off only
         for frames already validated, e.g. in a tight loop.
@@ -116,16 +118,22 @@ def evaluate(
     SchemaError
         The frame breaks the long-frame contract; the message says what and how to fix it.
     MetricError
-        A metric name or parameter is not understood.
+        A metric name, parameter or option is not understood.
 
     Notes
     -----
     Ranking follows trec_eval. A rank column gives the order only: positions are
-    renumbered 1..n inside each query, so ranks 1, 5, 9 act as 1, 2, 3. Without a rank
-    column, documents are ordered by score descending, ties broken by doc id
-    descending compared as strings (``"d9"`` before ``"d10"``). Relevance labels
-    below ``rel`` -- and negative labels, which mark pooled but unjudged documents --
-    are not relevant; unjudged documents count as not relevant.
+    renumbered 1..n inside each query, so ranks 1, 5, 9 act as 1, 2, 3 and 0-based
+    ranks (PyTerrier's) work as they are. Without a rank column, documents are
+    ordered by score descending, ties broken by doc id descending compared as strings
+    (``"d9"`` before ``"d10"``). Relevance labels below ``rel`` -- and negative
+    labels, which mark pooled but unjudged documents -- are not relevant; unjudged
+    documents count as not relevant.
+
+    References
+    ----------
+    F. McSherry and M. Najork. Computing information retrieval performance measures
+    efficiently in the presence of tied scores. ECIR 2008.
 
     Examples
     --------
@@ -137,46 +145,28 @@ def evaluate(
     query
     q1      0.555556  0.5  0.666667
     """
-    parsed = parse_metrics(metrics)
-    resolved = as_column_map(columns).resolve(frame)
-    prepared = prepare(
-        frame,
-        resolved,
-        queries=queries,
-        max_rank=max_rank,
-        judged_only=judged_only,
-        ties=ties,
-        validate=validate,
+    return _evaluate.per_query(
+        frame, parse_metrics(metrics), columns, Evaluation.from_options(options)
     )
-    values = {metric.label: metric.compute(prepared.ranked) for metric in parsed}
-    table = pd.DataFrame(values, index=prepared.index, dtype=np.float64)
-    table.loc[prepared.blank] = np.nan
-    table = table.loc[prepared.keep]
-    table.columns.name = "metric"
-    return table
 
 
 def summary(
     frame: pd.DataFrame,
-    metrics: MetricLike | Iterable[MetricLike],
+    metrics: MetricsLike,
     *,
-    agg: Agg = "mean",
-    columns: Columns = None,
-    queries: QueryPolicy = "judged",
-    max_rank: int | None = None,
-    judged_only: bool = False,
-    ties: TiePolicy = "trec",
-    validate: bool = True,
+    agg: Aggregate = "mean",
     ci: float | None = None,
     ci_method: CiMethod = "t",
     n_resamples: int = 10_000,
-    seed: Any = None,
+    seed: int | np.random.SeedSequence | None = None,
+    columns: ColumnsLike = None,
+    **options: Unpack[EvaluationOptions],
 ) -> pd.Series | pd.DataFrame:
     """Aggregate per-query values over queries: MAP, GMAP, MRR, mean nDCG@k, ...
 
     Parameters
     ----------
-    frame, metrics, columns, queries, max_rank, judged_only, ties, validate
+    frame, metrics, columns
         As in :func:`evaluate`.
     agg : {"mean", "gmean", "hmean", "median"}
         ``"gmean"`` floors values at 1e-5 first, like trec_eval's gm_map; ``"hmean"``
@@ -192,16 +182,19 @@ def summary(
     n_resamples, seed
         Number of bootstrap resamples and the seed of ``numpy.random.default_rng``
         (same seed, same interval).
+    **options
+        Evaluation options (``queries``, ``ties``, ``max_rank``, ``judged_only``,
+        ``validate``), as in :func:`evaluate`.
 
     Returns
     -------
     Series or DataFrame
-        A Series indexed by metric label; with a run column, a DataFrame with one
-        row per run and one column per metric. With ``ci``: without a run column a
-        DataFrame indexed by metric with columns ``[agg, "ci_low", "ci_high"]``; with
-        one, a DataFrame with one row per run and (metric, stat) column pairs, so
-        ``result["AP"]`` has the columns ``[agg, "ci_low", "ci_high"]`` and
-        ``result.xs("mean", axis=1, level="stat")`` is the table without ``ci``.
+        Without a run column, a Series indexed by metric label; with one, a DataFrame
+        with one row per run and one column per metric. With ``ci``: without a run
+        column a DataFrame indexed by metric with columns ``[agg, "ci_low",
+        "ci_high"]``; with one, a DataFrame with one row per run and (metric, stat)
+        column pairs, so ``result["AP"]`` has the columns ``[agg, "ci_low",
+        "ci_high"]``.
 
     Examples
     --------
@@ -219,86 +212,303 @@ def summary(
     AP      0.75     0.5      1.0
     RR      0.75     0.5      1.0
     """
-    table = evaluate(
-        frame,
-        metrics,
-        columns=columns,
-        queries=queries,
-        max_rank=max_rank,
-        judged_only=judged_only,
-        ties=ties,
-        validate=validate,
-    )
+    table = evaluate(frame, metrics, columns=columns, **options)
     if ci is not None:
         return summary_table(
             table, agg=agg, ci=ci, ci_method=ci_method, n_resamples=n_resamples, seed=seed
         )
-    return aggregate(table, agg, by_run=isinstance(table.index, pd.MultiIndex))
+    return aggregate(table, agg)
 
 
-def _single(frame: pd.DataFrame, metric: Metric, options: dict[str, Any]) -> pd.Series:
-    return evaluate(frame, metric, **options)[metric.label]
+def _single(
+    frame: pd.DataFrame, metric: Metric, columns: ColumnsLike, options: EvaluationOptions
+) -> pd.Series:
+    return evaluate(frame, metric, columns=columns, **options)[metric.label]
 
 
-def _aggregated(frame: pd.DataFrame, metric: Metric, agg: Agg, options: dict[str, Any]):
-    result = summary(frame, metric, agg=agg, **options)
-    return result[metric.label] if isinstance(result, pd.DataFrame) else float(result.iloc[0])
+def _one_number(
+    frame: pd.DataFrame,
+    metric: Metric,
+    agg: str,
+    columns: ColumnsLike,
+    options: EvaluationOptions,
+) -> float:
+    table = evaluate(frame, metric, columns=columns, **options)
+    if isinstance(table.index, pd.MultiIndex):
+        runs = list(table.index.get_level_values(0).unique())
+        if len(runs) > 1:
+            msg = (
+                f"the frame holds {len(runs)} runs {runs[:5]}, so there is no single "
+                f"{agg} {metric.label}; use pdireval.summary(frame, {metric.label!r}, "
+                f"agg={agg!r}) for one value per run"
+            )
+            raise SchemaError(msg)
+    return float(aggregate(table, agg).to_numpy().reshape(-1)[0]) if len(table) else np.nan
 
 
-def precision(frame: pd.DataFrame, k: int, *, rel: int = 1, **options: Any) -> pd.Series:
-    """Per-query precision at k (``P@k``); options as in :func:`evaluate`."""
-    return _single(frame, P(rel=rel) @ k, options)
-
-
-def recall(frame: pd.DataFrame, k: int, *, rel: int = 1, **options: Any) -> pd.Series:
-    """Per-query recall at k (``R@k``); options as in :func:`evaluate`."""
-    return _single(frame, R(rel=rel) @ k, options)
-
-
-def _ap(k: int | None, rel: int) -> Metric:
-    metric = AP(rel=rel)
+def _cut(metric: Metric, k: int | None) -> Metric:
     return metric @ k if k is not None else metric
 
 
-def ap(frame: pd.DataFrame, k: int | None = None, *, rel: int = 1, **options: Any) -> pd.Series:
-    """Per-query average precision (``AP`` or ``AP@k``); options as in :func:`evaluate`."""
-    return _single(frame, _ap(k, rel), options)
+def precision(
+    frame: pd.DataFrame,
+    k: int,
+    *,
+    rel: int = 1,
+    columns: ColumnsLike = None,
+    **options: Unpack[EvaluationOptions],
+) -> pd.Series:
+    """Per-query precision at k (``P@k``).
+
+    Parameters
+    ----------
+    frame, columns, **options
+        As in :func:`evaluate`.
+    k : int
+        The cutoff.
+    rel : int
+        Minimum label counted as relevant.
+
+    Returns
+    -------
+    Series
+        float64 per query (or (run, query)), named ``P@k``.
+
+    Examples
+    --------
+    >>> import pdireval
+    >>> from pdireval.datasets import toy
+    >>> pdireval.precision(toy(), 5).round(2).tolist()
+    [0.8, 0.2, 0.4, 0.4]
+    """
+    return _single(frame, P(rel=rel) @ k, columns, options)
+
+
+def recall(
+    frame: pd.DataFrame,
+    k: int,
+    *,
+    rel: int = 1,
+    columns: ColumnsLike = None,
+    **options: Unpack[EvaluationOptions],
+) -> pd.Series:
+    """Per-query recall at k (``R@k``): the share of all relevant documents in the top k.
+
+    Parameters
+    ----------
+    frame, columns, **options
+        As in :func:`evaluate`.
+    k : int
+        The cutoff.
+    rel : int
+        Minimum label counted as relevant.
+
+    Returns
+    -------
+    Series
+        float64 per query (or (run, query)), named ``R@k``.
+
+    Examples
+    --------
+    >>> import pdireval
+    >>> from pdireval.datasets import toy
+    >>> pdireval.recall(toy(), 5).round(3).tolist()
+    [0.667, 0.333, 0.333, 0.667]
+    """
+    return _single(frame, R(rel=rel) @ k, columns, options)
+
+
+def ap(
+    frame: pd.DataFrame,
+    k: int | None = None,
+    *,
+    rel: int = 1,
+    columns: ColumnsLike = None,
+    **options: Unpack[EvaluationOptions],
+) -> pd.Series:
+    """Per-query average precision (``AP``, or ``AP@k`` with a cutoff).
+
+    Parameters
+    ----------
+    frame, columns, **options
+        As in :func:`evaluate`.
+    k : int, optional
+        Count only the relevant documents in the top k (still divided by all of them).
+    rel : int
+        Minimum label counted as relevant.
+
+    Returns
+    -------
+    Series
+        float64 per query (or (run, query)), named ``AP`` or ``AP@k``.
+
+    Examples
+    --------
+    >>> import pdireval
+    >>> from pdireval.datasets import toy
+    >>> pdireval.ap(toy()).round(4).tolist()
+    [0.775, 0.5444, 0.5212, 0.4429]
+    """
+    return _single(frame, _cut(AP(rel=rel), k), columns, options)
 
 
 def map(  # noqa: A001 - the name users expect
-    frame: pd.DataFrame, k: int | None = None, *, rel: int = 1, **options: Any
-) -> float | pd.Series:
-    """Mean average precision: a float, or a Series by run when the frame has a run column."""
-    return _aggregated(frame, _ap(k, rel), "mean", options)
+    frame: pd.DataFrame,
+    k: int | None = None,
+    *,
+    rel: int = 1,
+    columns: ColumnsLike = None,
+    **options: Unpack[EvaluationOptions],
+) -> float:
+    """Mean average precision of the frame's one run.
+
+    Parameters
+    ----------
+    frame, columns, **options
+        As in :func:`evaluate`.
+    k : int, optional
+        Mean of ``AP@k`` instead of ``AP``.
+    rel : int
+        Minimum label counted as relevant.
+
+    Returns
+    -------
+    float
+        The mean of AP over the queries (NaN when there is none).
+
+    Raises
+    ------
+    SchemaError
+        The frame holds several runs: use ``summary(frame, "AP")`` for one value per run.
+
+    Examples
+    --------
+    >>> import pdireval
+    >>> from pdireval.datasets import toy
+    >>> frame = toy()
+    >>> round(pdireval.map(frame[frame["run"] == "system1"]), 4)
+    0.6597
+    """
+    return _one_number(frame, _cut(AP(rel=rel), k), "mean", columns, options)
 
 
 def gmap(
-    frame: pd.DataFrame, k: int | None = None, *, rel: int = 1, **options: Any
-) -> float | pd.Series:
-    """Geometric mean average precision (values floored at 1e-5, as trec_eval's gm_map)."""
-    return _aggregated(frame, _ap(k, rel), "gmean", options)
+    frame: pd.DataFrame,
+    k: int | None = None,
+    *,
+    rel: int = 1,
+    columns: ColumnsLike = None,
+    **options: Unpack[EvaluationOptions],
+) -> float:
+    """Geometric mean average precision of the frame's one run (trec_eval's gm_map).
+
+    AP values below 1e-5 count as 1e-5, as in trec_eval, so one query with AP 0 does
+    not make the mean 0 (Robertson 2006).
+
+    Parameters
+    ----------
+    frame, columns, **options
+        As in :func:`evaluate`.
+    k : int, optional
+        Geometric mean of ``AP@k`` instead of ``AP``.
+    rel : int
+        Minimum label counted as relevant.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    SchemaError
+        The frame holds several runs: use ``summary(frame, "AP", agg="gmean")``.
+
+    References
+    ----------
+    S. Robertson. On GMAP: and other transformations. CIKM 2006.
+
+    Examples
+    --------
+    >>> import pdireval
+    >>> from pdireval.datasets import toy
+    >>> frame = toy()
+    >>> round(pdireval.gmap(frame[frame["run"] == "system2"]), 4)
+    0.4804
+    """
+    return _one_number(frame, _cut(AP(rel=rel), k), "gmean", columns, options)
 
 
-def _rr(k: int | None, rel: int) -> Metric:
-    metric = RR(rel=rel)
-    return metric @ k if k is not None else metric
+def rr(
+    frame: pd.DataFrame,
+    k: int | None = None,
+    *,
+    rel: int = 1,
+    columns: ColumnsLike = None,
+    **options: Unpack[EvaluationOptions],
+) -> pd.Series:
+    """Per-query reciprocal rank of the first relevant document (``RR`` or ``RR@k``).
 
+    Parameters
+    ----------
+    frame, columns, **options
+        As in :func:`evaluate`.
+    k : int, optional
+        0 when the first relevant document lies below k.
+    rel : int
+        Minimum label counted as relevant.
 
-def rr(frame: pd.DataFrame, k: int | None = None, *, rel: int = 1, **options: Any) -> pd.Series:
-    """Per-query reciprocal rank (``RR`` or ``RR@k``); options as in :func:`evaluate`."""
-    return _single(frame, _rr(k, rel), options)
+    Returns
+    -------
+    Series
+        float64 per query (or (run, query)), named ``RR`` or ``RR@k``.
+
+    Examples
+    --------
+    >>> import pdireval
+    >>> from pdireval.datasets import toy
+    >>> pdireval.rr(toy()).tolist()
+    [1.0, 1.0, 0.5, 0.5]
+    """
+    return _single(frame, _cut(RR(rel=rel), k), columns, options)
 
 
 def mrr(
-    frame: pd.DataFrame, k: int | None = None, *, rel: int = 1, **options: Any
-) -> float | pd.Series:
-    """Mean reciprocal rank: a float, or a Series by run when the frame has a run column."""
-    return _aggregated(frame, _rr(k, rel), "mean", options)
+    frame: pd.DataFrame,
+    k: int | None = None,
+    *,
+    rel: int = 1,
+    columns: ColumnsLike = None,
+    **options: Unpack[EvaluationOptions],
+) -> float:
+    """Mean reciprocal rank of the frame's one run.
 
+    Parameters
+    ----------
+    frame, columns, **options
+        As in :func:`evaluate`.
+    k : int, optional
+        Mean of ``RR@k`` instead of ``RR``.
+    rel : int
+        Minimum label counted as relevant.
 
-def _gain_metric(family, k, rel, gain, discount, base) -> Metric:
-    metric = family(rel=rel, gain=gain, discount=discount, base=base)
-    return metric @ k if k is not None else metric
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    SchemaError
+        The frame holds several runs: use ``summary(frame, "RR")`` for one value per run.
+
+    Examples
+    --------
+    >>> import pdireval
+    >>> from pdireval.datasets import toy
+    >>> frame = toy()
+    >>> pdireval.mrr(frame[frame["run"] == "system2"])
+    0.5
+    """
+    return _one_number(frame, _cut(RR(rel=rel), k), "mean", columns, options)
 
 
 def ndcg(
@@ -309,10 +519,36 @@ def ndcg(
     gain: str | Mapping[int, float] = "linear",
     discount: str = "log2",
     base: float = 2,
-    **options: Any,
+    columns: ColumnsLike = None,
+    **options: Unpack[EvaluationOptions],
 ) -> pd.Series:
-    """Per-query nDCG (``nDCG`` or ``nDCG@k``); see :data:`pdireval.metrics.nDCG`."""
-    return _single(frame, _gain_metric(nDCG, k, rel, gain, discount, base), options)
+    """Per-query normalised discounted cumulative gain (``nDCG`` or ``nDCG@k``).
+
+    Parameters
+    ----------
+    frame, columns, **options
+        As in :func:`evaluate`.
+    k : int, optional
+        The cutoff; all retrieved documents without it.
+    rel, gain, discount, base
+        The parameters of :data:`pdireval.metrics.nDCG`: minimum label counted,
+        ``'linear'`` or ``'exp'`` gains (or a mapping label -> gain), the ``'log2'``
+        or ``'jarvelin'`` discount and its base.
+
+    Returns
+    -------
+    Series
+        float64 per query (or (run, query)), named by the canonical label.
+
+    Examples
+    --------
+    >>> import pdireval
+    >>> from pdireval.datasets import toy
+    >>> pdireval.ndcg(toy(), 5).round(4).tolist()
+    [0.786, 0.4693, 0.3452, 0.4776]
+    """
+    metric = nDCG(rel=rel, gain=gain, discount=discount, base=base)
+    return _single(frame, _cut(metric, k), columns, options)
 
 
 def dcg(
@@ -323,45 +559,119 @@ def dcg(
     gain: str | Mapping[int, float] = "linear",
     discount: str = "log2",
     base: float = 2,
-    **options: Any,
+    columns: ColumnsLike = None,
+    **options: Unpack[EvaluationOptions],
 ) -> pd.Series:
-    """Per-query DCG (``DCG`` or ``DCG@k``); see :data:`pdireval.metrics.DCG`."""
-    return _single(frame, _gain_metric(DCG, k, rel, gain, discount, base), options)
+    """Per-query discounted cumulative gain (``DCG`` or ``DCG@k``).
+
+    Parameters
+    ----------
+    frame, columns, **options
+        As in :func:`evaluate`.
+    k : int, optional
+        The cutoff; all retrieved documents without it.
+    rel, gain, discount, base
+        As in :func:`ndcg`.
+
+    Returns
+    -------
+    Series
+        float64 per query (or (run, query)), named by the canonical label.
+
+    Examples
+    --------
+    >>> import pdireval
+    >>> from pdireval.datasets import toy
+    >>> pdireval.dcg(toy(), 3).round(4).tolist()
+    [1.5, 1.0, 0.6309, 0.6309]
+    """
+    metric = DCG(rel=rel, gain=gain, discount=discount, base=base)
+    return _single(frame, _cut(metric, k), columns, options)
 
 
-def r_precision(frame: pd.DataFrame, *, rel: int = 1, **options: Any) -> pd.Series:
-    """Per-query R-precision (``Rprec``); options as in :func:`evaluate`."""
-    return _single(frame, Rprec(rel=rel), options)
+def r_precision(
+    frame: pd.DataFrame,
+    *,
+    rel: int = 1,
+    columns: ColumnsLike = None,
+    **options: Unpack[EvaluationOptions],
+) -> pd.Series:
+    """Per-query R-precision (``Rprec``): precision at rank R, the number of relevant documents.
+
+    Parameters
+    ----------
+    frame, columns, **options
+        As in :func:`evaluate`.
+    rel : int
+        Minimum label counted as relevant.
+
+    Returns
+    -------
+    Series
+        float64 per query (or (run, query)), named ``Rprec``.
+
+    Examples
+    --------
+    >>> import pdireval
+    >>> from pdireval.datasets import toy
+    >>> pdireval.r_precision(toy()).round(4).tolist()
+    [0.8333, 0.3333, 0.5, 0.3333]
+    """
+    return _single(frame, Rprec(rel=rel), columns, options)
 
 
-def success(frame: pd.DataFrame, k: int, *, rel: int = 1, **options: Any) -> pd.Series:
-    """Per-query success at k (``Success@k``); options as in :func:`evaluate`."""
-    return _single(frame, Success(rel=rel) @ k, options)
+def success(
+    frame: pd.DataFrame,
+    k: int,
+    *,
+    rel: int = 1,
+    columns: ColumnsLike = None,
+    **options: Unpack[EvaluationOptions],
+) -> pd.Series:
+    """Per-query success at k (``Success@k``): 1 when a relevant document is in the top k.
+
+    Parameters
+    ----------
+    frame, columns, **options
+        As in :func:`evaluate`.
+    k : int
+        The cutoff.
+    rel : int
+        Minimum label counted as relevant.
+
+    Returns
+    -------
+    Series
+        0.0 or 1.0 per query (or (run, query)), named ``Success@k``.
+
+    Examples
+    --------
+    >>> import pdireval
+    >>> from pdireval.datasets import toy
+    >>> pdireval.success(toy(), 1).tolist()
+    [1.0, 1.0, 0.0, 0.0]
+    """
+    return _single(frame, Success(rel=rel) @ k, columns, options)
 
 
 def compare(
     frame: pd.DataFrame,
-    metrics: MetricLike | Iterable[MetricLike],
+    metrics: MetricsLike,
     *,
-    baseline: Baseline = None,
-    test: Test = "t",
-    correction: Correction | None = "holm",
-    alpha: float = 0.05,
-    n_resamples: int = 10_000,
-    seed: Any = None,
-    columns: Columns = None,
-    queries: QueryPolicy = "judged",
-    max_rank: int | None = None,
-    judged_only: bool = False,
-    ties: TiePolicy = "trec",
-    validate: bool = True,
+    columns: ColumnsLike = None,
+    **options: Unpack[ComparisonOptions],
 ) -> pd.DataFrame:
     """Paired significance tests between runs, with effect sizes and confidence intervals.
 
     Parameters
     ----------
-    frame, metrics, columns, queries, max_rank, judged_only, ties, validate
+    frame, metrics, columns
         As in :func:`evaluate`; the frame needs a run column with at least two runs.
+    **options
+        The evaluation options of :func:`evaluate` and the significance options below.
+
+    Other Parameters
+    ----------------
     baseline : run id, list of run ids, or None
         One run: every other run is compared to it. A list: each listed run in turn
         (a pair already compared is not repeated in reverse). ``None`` (default): all
@@ -383,7 +693,7 @@ def compare(
         A comparison is ``significant`` when ``p_adjusted < alpha``; the interval
         ``ci_low``..``ci_high`` of the mean difference has level ``1 - alpha``.
     n_resamples : int
-        Resamples of the permutation and bootstrap tests.
+        Resamples of the permutation and bootstrap tests (default 10,000).
     seed : int or numpy SeedSequence, optional
         Seed of ``numpy.random.default_rng``. With a seed the permutation and
         bootstrap results are reproducible; each metric uses the same resamples, so a
@@ -435,45 +745,25 @@ def compare(
     Examples
     --------
     >>> import pdireval
-    >>> from pdireval._example import example_frame
-    >>> result = pdireval.compare(example_frame(), ["AP", "P@5"], baseline="system1")
+    >>> from pdireval.datasets import toy
+    >>> result = pdireval.compare(toy(), ["AP", "P@5"], baseline="system1")
     >>> result[["run", "baseline", "metric", "delta", "wins", "losses"]].round(4)
            run baseline metric   delta  wins  losses
     0  system2  system1     AP -0.1777     0       2
     1  system2  system1    P@5 -0.1000     1       1
     """
-    table = evaluate(
-        frame,
-        metrics,
-        columns=columns,
-        queries=queries,
-        max_rank=max_rank,
-        judged_only=judged_only,
-        ties=ties,
-        validate=validate,
-    )
-    return compare_table(
-        table,
-        baseline=baseline,
-        test=test,
-        correction=correction,
-        alpha=alpha,
-        n_resamples=n_resamples,
-        seed=seed,
-    )
+    evaluation, significance = split_options(options)
+    table = _evaluate.per_query(frame, parse_metrics(metrics), columns, evaluation)
+    return compare_table(table, significance)
 
 
 def per_query(
     frame: pd.DataFrame,
     metric: MetricLike,
     *,
-    baseline: Any = None,
-    columns: Columns = None,
-    queries: QueryPolicy = "judged",
-    max_rank: int | None = None,
-    judged_only: bool = False,
-    ties: TiePolicy = "trec",
-    validate: bool = True,
+    baseline: Hashable | None = None,
+    columns: ColumnsLike = None,
+    **options: Unpack[EvaluationOptions],
 ) -> pd.DataFrame:
     """Per-query values of one metric, run by run, with the differences to a baseline.
 
@@ -481,7 +771,7 @@ def per_query(
 
     Parameters
     ----------
-    frame, columns, queries, max_rank, judged_only, ties, validate
+    frame, columns, **options
         As in :func:`evaluate`; the frame needs a run column with at least two runs.
     metric : str or Metric
         One metric.
@@ -505,8 +795,8 @@ def per_query(
     Examples
     --------
     >>> import pdireval
-    >>> from pdireval._example import example_frame
-    >>> pdireval.per_query(example_frame(), "AP", baseline="system1").round(4)
+    >>> from pdireval.datasets import toy
+    >>> pdireval.per_query(toy(), "AP", baseline="system1").round(4)
     stat      value          delta
     run     system1 system2 system2
     query
@@ -517,45 +807,27 @@ def per_query(
     if len(parsed) != 1:
         msg = f"per_query takes one metric, got {[m.label for m in parsed]}"
         raise MetricError(msg)
-    table = evaluate(
-        frame,
-        parsed,
-        columns=columns,
-        queries=queries,
-        max_rank=max_rank,
-        judged_only=judged_only,
-        ties=ties,
-        validate=validate,
-    )
+    table = evaluate(frame, parsed, columns=columns, **options)
     return per_query_table(table, baseline=baseline)
 
 
 def report(
     frame: pd.DataFrame,
-    metrics: MetricLike | Iterable[MetricLike],
+    metrics: MetricsLike,
     *,
-    baseline: Baseline = None,
-    test: Test = "t",
-    correction: Correction | None = "holm",
-    alpha: float = 0.05,
-    n_resamples: int = 10_000,
-    seed: Any = None,
-    columns: Columns = None,
-    queries: QueryPolicy = "judged",
-    max_rank: int | None = None,
-    judged_only: bool = False,
-    ties: TiePolicy = "trec",
-    validate: bool = True,
+    columns: ColumnsLike = None,
+    **options: Unpack[ComparisonOptions],
 ) -> Report:
-    """Evaluate once and build a :class:`~pdireval.report.Report` of the runs.
+    """Evaluate once and build a :class:`~pdireval.Report` of the runs.
 
     Parameters
     ----------
-    frame, metrics, columns, queries, max_rank, judged_only, ties, validate
+    frame, metrics, columns
         As in :func:`evaluate`; the frame needs a run column with at least two runs.
-    baseline, test, correction, alpha, n_resamples, seed
-        As in :func:`compare`. The per-query table takes its deltas to ``baseline``
-        (the first of a list; the run that sorts first when ``None``).
+    **options
+        The evaluation options of :func:`evaluate` and the significance options of
+        :func:`compare`. The per-query table takes its deltas to ``baseline`` (the
+        first of a list; the run that sorts first when ``None``).
 
     Returns
     -------
@@ -573,8 +845,8 @@ def report(
     Examples
     --------
     >>> import pdireval
-    >>> from pdireval._example import example_frame
-    >>> rep = pdireval.report(example_frame(), ["AP", "nDCG@10"], baseline="system1")
+    >>> from pdireval.datasets import toy
+    >>> rep = pdireval.report(toy(), ["AP", "nDCG@10"], baseline="system1")
     >>> rep
     <Report: runs ['system1', 'system2'], metrics ['AP', 'nDCG@10'], 2 comparisons>
     >>> rep.comparison[["run", "metric", "significant"]]
@@ -582,76 +854,25 @@ def report(
     0  system2       AP        False
     1  system2  nDCG@10        False
     """
+    evaluation, significance = split_options(options)
     parsed = parse_metrics(metrics)
-    table = evaluate(
-        frame,
-        parsed,
-        columns=columns,
-        queries=queries,
-        max_rank=max_rank,
-        judged_only=judged_only,
-        ties=ties,
-        validate=validate,
-    )
-    settings = {
-        "queries": queries,
-        "max_rank": max_rank,
-        "judged_only": judged_only,
-        "ties": ties,
-    }
-    return build_report(
-        table,
-        parsed,
-        baseline=baseline,
-        test=test,
-        correction=correction,
-        alpha=alpha,
-        n_resamples=n_resamples,
-        seed=seed,
-        settings=settings,
-    )
+    table = _evaluate.per_query(frame, parsed, columns, evaluation)
+    return build_report(table, parsed, evaluation, significance)
 
 
-def rank_correlation(
-    frame: pd.DataFrame,
-    run_a: Any = None,
-    run_b: Any = None,
-    *,
-    method: Method = "kendall",
-    columns: Columns = None,
-) -> pd.Series:
-    """Per-query rank correlation of two runs, or of a run and the ideal ordering by label.
-
-    See :func:`pdireval.correlation.rank_correlation`.
-    """
-    return _rank_correlation(frame, run_a, run_b, method=method, columns=columns)
-
-
-def pr_curve(frame: pd.DataFrame, **options: Any) -> pd.DataFrame:
-    """Precision-recall curve per query as a long table; see :func:`pdireval.curves.pr_curve`."""
-    return _pr_curve(frame, **options)
-
-
-def curve(
-    frame: pd.DataFrame, metric: MetricLike, ks: Iterable[int] = range(1, 11), **options: Any
-) -> pd.DataFrame:
-    """A metric at several cutoffs as a long table; see :func:`pdireval.curves.curve`."""
-    return _curve(frame, metric, ks, **options)
-
-
-def ties(
+def tie_groups(
     frame: pd.DataFrame,
     k: int,
     *,
     rel: int = 1,
-    columns: Columns = None,
-    queries: QueryPolicy = "judged",
+    columns: ColumnsLike = None,
+    **options: Unpack[EvaluationOptions],
 ) -> pd.DataFrame:
     """Groups of equal scores that straddle the cutoff k: where the tie rule changes P@k.
 
     Parameters
     ----------
-    frame, columns, queries
+    frame, columns, **options
         As in :func:`evaluate` (ranked by score; a rank column has no ties).
     k : int
         The cutoff to check.
@@ -670,33 +891,14 @@ def ties(
     >>> import pandas as pd, pdireval
     >>> df = pd.DataFrame({"query": "q", "doc": ["a", "b", "c", "d"],
     ...                    "score": [3.0, 2.0, 2.0, 1.0], "rel": [0, 1, None, 0]})
-    >>> pdireval.ties(df, 2)
+    >>> pdireval.tie_groups(df, 2)
       query  first_rank  last_rank  size  judged  relevant
     0     q           2          3     2       1         1
     """
     if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
         msg = f"k={k!r} must be a whole number >= 1"
         raise MetricError(msg)
-    resolved = as_column_map(columns).resolve(frame)
-    prepared = prepare(frame, resolved, queries=queries)
-    ranked = prepared.ranked
-    keep = prepared.keep[ranked.group]
-    group, first = ranked.group[keep], ranked.tie_first[keep]
-    size, relevant = ranked.tie_size[keep], ranked.relevant(rel)[keep]
-    judged = ranked.label[keep] >= 0
-    new = np.ones(len(group), dtype=bool)
-    new[1:] = (group[1:] != group[:-1]) | (first[1:] != first[:-1])
-    starts = np.flatnonzero(new)
-    block = np.cumsum(new) - 1
-    table = pd.DataFrame(
-        {
-            "first_rank": first[starts],
-            "last_rank": first[starts] + size[starts] - 1,
-            "size": size[starts],
-            "judged": np.bincount(block, weights=judged, minlength=len(starts)).astype(int),
-            "relevant": np.bincount(block, weights=relevant, minlength=len(starts)).astype(int),
-        }
-    )
-    straddles = ((table["first_rank"] <= k) & (table["last_rank"] > k)).to_numpy()
-    ids = prepared.index.take(group[starts][straddles]).to_frame(index=False)
-    return pd.concat([ids, table[straddles].reset_index(drop=True)], axis=1)
+    if isinstance(rel, bool) or not isinstance(rel, int | np.integer) or rel < 0:
+        msg = f"rel={rel!r} must be a whole number >= 0"
+        raise MetricError(msg)
+    return _evaluate.tie_groups(frame, int(k), int(rel), columns, Evaluation.from_options(options))

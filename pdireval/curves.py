@@ -24,22 +24,23 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, Unpack
 
 import numpy as np
 import pandas as pd
 
+from pdireval import _evaluate
 from pdireval._errors import MetricError
-from pdireval._prepare.columns import ColumnMap, as_column_map
-from pdireval._prepare.ranking import QueryPolicy, TiePolicy, prepare
-from pdireval.metrics import IPrec, Metric, MetricLike, parse_metric
+from pdireval._options import Evaluation
+from pdireval.metrics import IPrec, Metric, parse_metric
 from pdireval.metrics._base import Family
 from pdireval.metrics.interpolated import recall_levels
 
-__all__ = ["curve", "pr_curve"]
+if TYPE_CHECKING:
+    from pdireval.typing import ColumnsLike, EvaluationOptions, MetricLike
 
-Columns = ColumnMap | Mapping[str, str] | None
+__all__ = ["curve", "pr_curve", "without_cutoff"]
 
 
 def _long(table: pd.DataFrame, points: list[Any], axis: str, value: str) -> pd.DataFrame:
@@ -65,12 +66,8 @@ def pr_curve(
     points: int = 11,
     rel: int = 1,
     average: bool = False,
-    columns: Columns = None,
-    queries: QueryPolicy = "judged",
-    max_rank: int | None = None,
-    judged_only: bool = False,
-    ties: TiePolicy = "trec",
-    validate: bool = True,
+    columns: ColumnsLike = None,
+    **options: Unpack[EvaluationOptions],
 ) -> pd.DataFrame:
     """Precision-recall curve of every query (and run), as a long table.
 
@@ -91,7 +88,7 @@ def pr_curve(
         Average the interpolated precision over queries at each level (per run): the
         classic averaged 11-point curve. Needs ``interpolated=True`` (raw curves of
         different queries have different recall points).
-    columns, queries, max_rank, judged_only, ties, validate
+    columns, **options
         As in :func:`pdireval.evaluate`.
 
     Returns
@@ -109,8 +106,8 @@ def pr_curve(
     Examples
     --------
     >>> import pdireval
-    >>> from pdireval._example import example_frame
-    >>> curve = pdireval.pr_curve(example_frame(), average=True)
+    >>> from pdireval.datasets import toy
+    >>> curve = pdireval.pr_curve(toy(), average=True)
     >>> curve.pivot(index="recall", columns="run", values="precision").head(3).round(3)
     run     system1  system2
     recall
@@ -118,14 +115,7 @@ def pr_curve(
     0.1       1.000     0.55
     0.2       0.917     0.55
     """
-    options = dict(
-        columns=columns,
-        queries=queries,
-        max_rank=max_rank,
-        judged_only=judged_only,
-        ties=ties,
-        validate=validate,
-    )
+    evaluation = Evaluation.from_options(options)
     if not interpolated:
         if average:
             msg = (
@@ -133,14 +123,13 @@ def pr_curve(
                 "have their points at different recall levels"
             )
             raise MetricError(msg)
-        return _raw_pr_curve(frame, rel, **options)
+        return _raw_pr_curve(frame, rel, columns, evaluation)
     if isinstance(points, bool) or not isinstance(points, int | np.integer) or points < 2:
         msg = f"points= must be a whole number >= 2 (recall levels 0..1), got {points!r}"
         raise MetricError(msg)
-    from pdireval.api import evaluate
-
     levels = recall_levels(points)
-    table = evaluate(frame, [IPrec(rel=rel) @ level for level in levels], **options)
+    metrics = [IPrec(rel=rel) @ level for level in levels]
+    table = _evaluate.per_query(frame, metrics, columns, evaluation)
     long = _long(table, levels, "recall", "precision")
     if not average:
         return long
@@ -152,9 +141,9 @@ def _run_name(table: pd.DataFrame) -> str | None:
 
 
 def _raw_pr_curve(
-    frame: pd.DataFrame, rel: int, *, columns: Columns, **options: Any
+    frame: pd.DataFrame, rel: int, columns: ColumnsLike, evaluation: Evaluation
 ) -> pd.DataFrame:
-    prepared = prepare(frame, as_column_map(columns).resolve(frame), **options)
+    prepared, _ = _evaluate.prepared(frame, columns, evaluation)
     ranked = prepared.ranked
     relevant = ranked.relevant(rel)
     group = ranked.group[relevant]
@@ -168,7 +157,7 @@ def _raw_pr_curve(
     return keys
 
 
-def _without_cutoff(metric: MetricLike) -> Metric:
+def without_cutoff(metric: MetricLike) -> Metric:
     """The metric named, which may lack a cutoff its family requires (curve() adds them)."""
     if isinstance(metric, Family):
         return Metric(metric, metric.default.params, None)
@@ -190,12 +179,8 @@ def curve(
     ks: Iterable[int] = range(1, 11),
     *,
     average: bool = False,
-    columns: Columns = None,
-    queries: QueryPolicy = "judged",
-    max_rank: int | None = None,
-    judged_only: bool = False,
-    ties: TiePolicy = "trec",
-    validate: bool = True,
+    columns: ColumnsLike = None,
+    **options: Unpack[EvaluationOptions],
 ) -> pd.DataFrame:
     """A metric at a range of cutoffs (``nDCG@1``, ``nDCG@2``, ...), as a long table.
 
@@ -211,7 +196,7 @@ def curve(
         The cutoffs, in the order wanted (default 1..10).
     average : bool
         Average over queries at each k (per run).
-    columns, queries, max_rank, judged_only, ties, validate
+    columns, **options
         As in :func:`pdireval.evaluate`.
 
     Returns
@@ -236,7 +221,8 @@ def curve(
     >>> table["value"].round(2).tolist()
     [7.0, 8.89, 12.39, 12.39, 12.39, 12.75, 13.75, 14.7, 16.8, 16.8]
     """
-    base = _without_cutoff(metric)
+    evaluation = Evaluation.from_options(options)
+    base = without_cutoff(metric)
     if base.family.cutoff == "none":
         msg = f"{base.family.name} takes no cutoff, so it has no curve over k"
         raise MetricError(msg)
@@ -248,18 +234,7 @@ def curve(
         msg = "ks= is empty; give the cutoffs, e.g. ks=range(1, 21)"
         raise MetricError(msg)
     metrics = [base.at(k) for k in cuts]
-    from pdireval.api import evaluate
-
-    table = evaluate(
-        frame,
-        metrics,
-        columns=columns,
-        queries=queries,
-        max_rank=max_rank,
-        judged_only=judged_only,
-        ties=ties,
-        validate=validate,
-    )
+    table = _evaluate.per_query(frame, metrics, columns, evaluation)
     long = _long(table[[m.label for m in metrics]], [m.k for m in metrics], "k", "value")
     if not average:
         return long

@@ -31,12 +31,16 @@ import numpy as np
 import pandas as pd
 from dask.dataframe.extensions import register_dataframe_accessor
 
-from pdireval import api
-from pdireval._comparison import Baseline, CiMethod, Correction, Test, compare_table, summary_table
+from pdireval import _evaluate
+from pdireval._comparison import compare_table
+from pdireval._options import Evaluation, Significance
 from pdireval._prepare.columns import DEFAULT_COLUMNS, ColumnMap, ResolvedColumns, as_column_map
 from pdireval._prepare.merge import _id_kind
-from pdireval._summary import Agg, aggregate
-from pdireval.metrics import MetricLike, parse_metrics
+from pdireval._prepare.merge import merge_qrels as merge_frames
+from pdireval._summary import aggregate, summary_table
+from pdireval.metrics import parse_metrics
+from pdireval.typing import Aggregate as Agg
+from pdireval.typing import Baseline, CiMethod, Correction, MetricLike, Test
 
 __all__ = ["DaskIREvalAccessor", "compare", "evaluate", "merge_qrels", "summary"]
 
@@ -51,9 +55,9 @@ def _explicit(resolved: ResolvedColumns) -> ColumnMap:
 
 
 def _evaluate_partition(
-    part: pd.DataFrame, metrics: list, columns: ColumnMap, options: dict[str, Any]
+    part: pd.DataFrame, metrics: list, columns: ColumnMap, options: Evaluation
 ) -> pd.DataFrame:
-    table = api.evaluate(part, metrics, columns=columns, **options).reset_index()
+    table = _evaluate.per_query(part, metrics, columns, options).reset_index()
     table.columns.name = None
     return table
 
@@ -120,11 +124,12 @@ def evaluate(
     resolved = as_column_map(columns).resolve(frame._meta)
     resolved.require(frame._meta, "query")
     explicit = _explicit(resolved)
-    meta = _evaluate_partition(frame._meta, parsed, explicit, options)
+    evaluation = Evaluation.from_options(options)
+    meta = _evaluate_partition(frame._meta, parsed, explicit, evaluation)
     if shuffle:
         frame = frame.shuffle(on=resolved.query, npartitions=npartitions)
     return frame.map_partitions(
-        _evaluate_partition, parsed, explicit, options, meta=meta, enforce_metadata=False
+        _evaluate_partition, parsed, explicit, evaluation, meta=meta, enforce_metadata=False
     )
 
 
@@ -182,7 +187,7 @@ def summary(
         return summary_table(
             table, agg=agg, ci=ci, ci_method=ci_method, n_resamples=n_resamples, seed=seed
         )
-    return aggregate(table, agg, by_run=isinstance(table.index, pd.MultiIndex))
+    return aggregate(table, agg)
 
 
 def compare(
@@ -217,23 +222,25 @@ def compare(
     Examples
     --------
     >>> import dask.dataframe as dd, pdireval.dask
-    >>> from pdireval._example import example_frame
-    >>> ddf = dd.from_pandas(example_frame(), npartitions=2)
+    >>> from pdireval.datasets import toy
+    >>> ddf = dd.from_pandas(toy(), npartitions=2)
     >>> result = pdireval.dask.compare(ddf, "AP", baseline="system1", test="sign")
     >>> result[["run", "baseline", "metric", "wins", "losses"]]
            run baseline metric  wins  losses
     0  system2  system1     AP     0       2
     """
     table = _to_pandas(evaluate(frame, metrics, columns=columns, **options), frame, columns)
-    return compare_table(
-        table,
-        baseline=baseline,
-        test=test,
-        correction=correction,
-        alpha=alpha,
-        n_resamples=n_resamples,
-        seed=seed,
+    significance = Significance.from_options(
+        {
+            "baseline": baseline,
+            "test": test,
+            "correction": correction,
+            "alpha": alpha,
+            "n_resamples": n_resamples,
+            "seed": seed,
+        }
     )
+    return compare_table(table, significance)
 
 
 def _colocation_key(ids: pd.Series, numeric: bool) -> np.ndarray:
@@ -278,7 +285,7 @@ def _merge_partition(
                 }
             )
             run = pd.concat([run, pad], ignore_index=True)
-    merged = api.merge_qrels(run, qrels, columns=_explicit(resolved), qrels_columns=qrels_columns)
+    merged = merge_frames(run, qrels, columns=_explicit(resolved), qrels_columns=qrels_columns)
     return merged.astype(meta.dtypes.to_dict())
 
 
@@ -342,7 +349,7 @@ def merge_qrels(
     resolved = as_column_map(columns).resolve(run._meta)
     q_resolved = as_column_map(qrels_columns).resolve(qrels)
     # Validate both frames now (missing columns, clashes, dtypes, duplicate judgments).
-    meta = api.merge_qrels(run._meta, qrels, columns=columns, qrels_columns=qrels_columns)
+    meta = merge_frames(run._meta, qrels, columns=columns, qrels_columns=qrels_columns)
     meta = meta.iloc[:0]
     numeric = (
         _id_kind(run._meta[resolved.query]) == "number"

@@ -28,23 +28,29 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Hashable, Iterable
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
 
+from pdireval import _evaluate
+from pdireval._comparison import per_query_table
 from pdireval._errors import MetricError, MissingDependencyError
-from pdireval._prepare.columns import ColumnMap
-from pdireval._summary import Agg
-from pdireval.metrics import MetricLike
+from pdireval._options import Evaluation
+from pdireval._summary import aggregate, summary_table
+from pdireval.curves import curve, without_cutoff
+from pdireval.curves import pr_curve as pr_curve_table
+from pdireval.metrics import parse_metrics
+from pdireval.typing import Aggregate as Agg
+from pdireval.typing import ColumnsLike as Columns
+from pdireval.typing import MetricLike
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers only
     from matplotlib.axes import Axes
 
 __all__ = ["PlotAccessor", "at_k", "distribution", "per_query", "pr_curve", "systems"]
 
-Columns = ColumnMap | Mapping[str, str] | None
 Kind = Literal["pr_curve", "per_query", "distribution", "at_k", "systems"]
 
 #: Tick label of the single "run" of a frame without a run column.
@@ -98,10 +104,10 @@ def _per_query_values(
     frame: pd.DataFrame, metric: MetricLike, columns: Columns, options: dict[str, Any]
 ) -> tuple[str, dict[Hashable, pd.Series]]:
     """(canonical label, per-query values of each run without NaN) of one metric."""
-    from pdireval.api import evaluate
-
+    metrics = parse_metrics(metric)
     label = _label(metric)
-    values = evaluate(frame, metric, columns=columns, **options)[label]
+    evaluation = Evaluation.from_options(options)
+    values = _evaluate.per_query(frame, metrics, columns, evaluation)[label]
     if isinstance(values.index, pd.MultiIndex):
         groups = values.groupby(level=0, sort=True, observed=True)
         return label, {run: part.dropna() for run, part in groups}
@@ -169,15 +175,13 @@ def pr_curve(
     >>> len(ax.get_lines()), len(ax.get_lines()[0].get_xdata())
     (3, 11)
     """
-    from pdireval.curves import pr_curve as curve_table
-
     ax = _axes(ax)
-    table = curve_table(frame, points=points, rel=rel, average=True, columns=columns, **options)
+    table = pr_curve_table(frame, points=points, rel=rel, average=True, columns=columns, **options)
     run = _run_column(table, "recall")
     runs = _split(table, run)
     colours = _colours(runs)
     if per_query:
-        queries = curve_table(frame, points=points, rel=rel, columns=columns, **options)
+        queries = pr_curve_table(frame, points=points, rel=rel, columns=columns, **options)
         keys = [run, queries.columns[queries.columns.get_loc("recall") - 1]]
         keys = [key for key in keys if key is not None]
         for key, part in queries.groupby(keys, sort=True, observed=True):
@@ -264,10 +268,12 @@ def per_query(
     >>> [text.get_text() for text in ax.get_legend().get_texts()]
     ['strong − medium', 'weak − medium']
     """
-    from pdireval.api import per_query as per_query_table
-
     ax = _axes(ax)
-    table = per_query_table(frame, metric, baseline=baseline, columns=columns, **options)
+    metrics = parse_metrics(metric)
+    evaluation = Evaluation.from_options(options)
+    table = per_query_table(
+        _evaluate.per_query(frame, metrics, columns, evaluation), baseline=baseline
+    )
     values, deltas = table["value"], table["delta"]
     base = values.columns[0]
     label = _label(metric)
@@ -292,8 +298,6 @@ def per_query(
 
 def _label(metric: MetricLike) -> str:
     """Canonical label of one metric."""
-    from pdireval.metrics import parse_metrics
-
     parsed = parse_metrics(metric)
     if len(parsed) != 1:
         msg = f"this plot takes one metric, got {[m.label for m in parsed]}"
@@ -421,10 +425,8 @@ def at_k(
     >>> ax.get_ylabel(), ax.get_lines()[0].get_xdata().tolist()
     ('mean P@k', [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
     """
-    from pdireval.curves import _without_cutoff, curve
-
     ax = _axes(ax)
-    label = _without_cutoff(metric).label
+    label = without_cutoff(metric).label
     table = curve(frame, metric, ks, average=True, columns=columns, **options)
     run = _run_column(table, "k")
     runs = _split(table, run)
@@ -504,22 +506,23 @@ def systems(
     >>> [tick.get_text() for tick in ax.get_yticklabels()]  # bottom to top
     ['weak', 'medium', 'strong']
     """
-    from pdireval.api import summary
-
     ax = _axes(ax)
     label = _label(metric)
+    per_query_values = _evaluate.per_query(
+        frame, parse_metrics(metric), columns, Evaluation.from_options(options)
+    )
     try:
-        table = summary(
-            frame,
-            metric,
-            agg=agg,
-            ci=ci,
-            ci_method=ci_method,
-            n_resamples=n_resamples,
-            seed=seed,
-            columns=columns,
-            **options,
-        )
+        if ci is None:
+            table = aggregate(per_query_values, agg)
+        else:
+            table = summary_table(
+                per_query_values,
+                agg=agg,
+                ci=ci,
+                ci_method=ci_method,
+                n_resamples=n_resamples,
+                seed=seed,
+            )
     except MissingDependencyError as error:
         msg = (
             f"{error} -- or draw bootstrap intervals, which need no scipy: "

@@ -550,14 +550,17 @@ def test_mean_shortcuts_float_without_run(name: str, label: str, agg: str) -> No
     ("name", "label", "agg"),
     [("map", "AP", "mean"), ("mrr", "RR", "mean"), ("gmap", "AP", "gmean")],
 )
-def test_mean_shortcuts_series_by_run(name: str, label: str, agg: str) -> None:
-    """With a run column map/mrr/gmap return a Series indexed by run."""
+def test_mean_shortcuts_one_number_per_run(name: str, label: str, agg: str) -> None:
+    """map/mrr/gmap give a float for a frame with one run, and refuse several runs."""
     frame = _with_runs()
     expected = pdireval.summary(frame, label, agg=agg)[label]
-    for value in (getattr(pdireval, name)(frame), getattr(frame.ireval, name)()):
-        assert isinstance(value, pd.Series)
-        assert value.index.tolist() == ["bm25", "dense"]
-        pd.testing.assert_series_equal(value, expected)
+    for run in ("bm25", "dense"):
+        one = frame[frame["run"] == run]
+        for value in (getattr(pdireval, name)(one), getattr(one.ireval, name)()):
+            assert isinstance(value, float)
+            assert value == expected[run]
+    with pytest.raises(pdireval.SchemaError, match=r"holds 2 runs .*pdireval.summary"):
+        getattr(pdireval, name)(frame)
 
 
 def test_map_hand_computed_and_with_cutoff() -> None:

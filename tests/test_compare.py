@@ -10,10 +10,19 @@ import pandas as pd
 import pytest
 
 import pdireval
-from pdireval._comparison import COMPARISON_COLUMNS, adjust_pvalues, compare_table
-from pdireval._example import example_frame
+from pdireval import _comparison
+from pdireval._comparison import COMPARISON_COLUMNS
+from pdireval._options import Significance
+from pdireval._significance import adjust_pvalues
+from pdireval.datasets import toy
 
 stats = pytest.importorskip("scipy.stats")
+
+
+def compare_table(table: pd.DataFrame, **options) -> pd.DataFrame:
+    """The comparison of a per-query table with the significance options given."""
+    return _comparison.compare_table(table, Significance.from_options(options))
+
 
 TESTS = ["t", "wilcoxon", "sign", "permutation", "bootstrap"]
 CORRECTIONS = ["holm", "bonferroni", "fdr_bh", None]
@@ -81,7 +90,7 @@ def test_run_ahead_on_every_query_is_significant(test, correction) -> None:
 @pytest.mark.parametrize(("test", "correction"), list(itertools.product(TESTS, CORRECTIONS)))
 def test_identical_runs_are_never_significant(test, correction) -> None:
     """Identical runs: p = 1, not significant, all ties, delta 0, effect size undefined."""
-    frame = example_frame()
+    frame = toy()
     twin = frame.assign(run=frame["run"].map({"system1": "copy", "system2": "copy2"}))
     both = pd.concat([frame[frame["run"] == "system1"], twin[twin["run"] == "copy"]])
     result = both.ireval.compare(["AP", "nDCG@5", "P@5"], test=test, correction=correction, seed=0)
@@ -239,9 +248,9 @@ def test_correction_spans_runs_and_metrics() -> None:
 # --- the frame-level API --------------------------------------------------------------------
 
 
-def test_compare_on_example_frame() -> None:
+def test_compare_on_toy() -> None:
     """Columns, means, deltas and counts agree with summary and per-query values."""
-    frame = example_frame()
+    frame = toy()
     result = frame.ireval.compare(["AP", "P@5"], baseline="system1")
     assert tuple(result.columns) == COMPARISON_COLUMNS
     assert result["metric"].tolist() == ["AP", "P@5"]
@@ -323,7 +332,7 @@ def test_per_query_table() -> None:
 
 def test_per_query_errors() -> None:
     """One metric only; the baseline must be a run."""
-    frame = example_frame()
+    frame = toy()
     with pytest.raises(pdireval.MetricError, match="one metric"):
         frame.ireval.per_query(["AP", "RR"])
     with pytest.raises(pdireval.SchemaError, match=r"baseline run\(s\) \['nope'\] not found"):
@@ -336,13 +345,13 @@ def test_per_query_errors() -> None:
 def test_bad_test_name() -> None:
     """An unknown test lists the supported ones."""
     with pytest.raises(pdireval.MetricError, match=r"test='z' .*\['t', 'wilcoxon', 'sign'"):
-        example_frame().ireval.compare("AP", test="z")
+        toy().ireval.compare("AP", test="z")
 
 
 def test_bad_correction_name() -> None:
     """An unknown correction lists the supported ones and None."""
     with pytest.raises(pdireval.MetricError, match=r"correction='bh'.*'fdr_bh'\] or None"):
-        example_frame().ireval.compare("AP", correction="bh")
+        toy().ireval.compare("AP", correction="bh")
 
 
 def test_unknown_baseline() -> None:
@@ -350,14 +359,14 @@ def test_unknown_baseline() -> None:
     with pytest.raises(
         pdireval.SchemaError, match=r"\['system3'\] not found.*\['system1', 'system2'\]"
     ):
-        example_frame().ireval.compare("AP", baseline="system3")
+        toy().ireval.compare("AP", baseline="system3")
     with pytest.raises(pdireval.SchemaError, match="names no run"):
-        example_frame().ireval.compare("AP", baseline=[])
+        toy().ireval.compare("AP", baseline=[])
 
 
 def test_single_run_frames_refused() -> None:
     """One run, or no run column at all, cannot be compared."""
-    frame = example_frame()
+    frame = toy()
     one = frame[frame["run"] == "system1"]
     with pytest.raises(pdireval.SchemaError, match=r"at least two runs.*\['system1'\]"):
         one.ireval.compare("AP")
@@ -378,7 +387,7 @@ def test_single_run_frames_refused() -> None:
 def test_bad_numbers(options, pattern) -> None:
     """alpha and n_resamples are checked."""
     with pytest.raises(pdireval.MetricError, match=pattern):
-        example_frame().ireval.compare("AP", **options)
+        toy().ireval.compare("AP", **options)
 
 
 # --- summary with confidence intervals ------------------------------------------------------
@@ -386,7 +395,7 @@ def test_bad_numbers(options, pattern) -> None:
 
 def test_summary_without_ci_unchanged() -> None:
     """ci=None is today's summary exactly."""
-    frame = example_frame()
+    frame = toy()
     table = frame.ireval.evaluate(["AP", "P@5"])
     pd.testing.assert_frame_equal(
         frame.ireval.summary(["AP", "P@5"], ci=None), table.groupby(level=0).mean()
@@ -407,7 +416,7 @@ def test_summary_t_interval_matches_scipy() -> None:
 
 def test_summary_ci_by_run() -> None:
     """With runs: (metric, stat) columns; dropping to the stat level gives the plain summary."""
-    frame = example_frame()
+    frame = toy()
     result = frame.ireval.summary(["AP", "P@5"], ci=0.95, ci_method="bootstrap", seed=0)
     assert result.columns.names == ["metric", "stat"]
     assert result["AP"].columns.tolist() == ["mean", "ci_low", "ci_high"]
@@ -429,7 +438,7 @@ def test_summary_bootstrap_median_and_gmean() -> None:
 
 def test_summary_ci_errors() -> None:
     """t intervals only for the mean; ci and ci_method are checked."""
-    frame = example_frame()
+    frame = toy()
     with pytest.raises(pdireval.MetricError, match="use ci_method='bootstrap'"):
         frame.ireval.summary("AP", agg="median", ci=0.95)
     with pytest.raises(pdireval.MetricError, match="ci=95 must be a number strictly between"):

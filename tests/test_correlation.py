@@ -210,9 +210,9 @@ def test_rank_correlation_errors() -> None:
 
 def test_system_correlation_of_two_metrics() -> None:
     """How AP and P@5 order the two runs of the example frame, and of two qrels versions."""
-    from pdireval._example import example_frame
+    from pdireval.datasets import toy
 
-    table = pdireval.summary(example_frame(), ["AP", "P@5", "nDCG"])
+    table = pdireval.summary(toy(), ["AP", "P@5", "nDCG"])
     assert pdireval.system_correlation(table["AP"], table["nDCG"]) == 1.0
     by_ap = pd.Series({"bm25": 0.31, "dense": 0.38, "rerank": 0.42, "tfidf": 0.22})
     by_ndcg = pd.Series({"tfidf": 0.30, "rerank": 0.52, "dense": 0.44, "bm25": 0.45, "x": 1})

@@ -8,7 +8,7 @@ import pytest
 
 import pdireval
 from pdireval import MetricError
-from pdireval._example import example_frame
+from pdireval.datasets import toy
 
 #: Note 003, "Normalized Discounted Cumulative Gain (NDCG)": gains of ranks 1..10 and rows.
 GAINS_003 = [3, 2, 3, 0, 0, 1, 2, 2, 3, 0]
@@ -35,7 +35,7 @@ def test_dcg_and_ndcg_table_003() -> None:
 
 
 def test_curve_with_runs_pivots_and_averages() -> None:
-    frame = example_frame()
+    frame = toy()
     ks = [1, 3, 5, 10]
     table = frame.ireval.curve("nDCG", ks=ks)
     assert list(table.columns) == ["run", "query", "k", "value"]
@@ -72,7 +72,7 @@ def test_curve_needs_ks() -> None:
 def test_eleven_point_curve_003() -> None:
     """Note 003, ranking A: interpolated precision 1, 1, then 5/6 x 7, then 0.6 x 2 (the
     levels of its "Alternative 2" example), and the average of two queries."""
-    frame = example_frame()
+    frame = toy()
     first = frame[(frame["run"] == "system1") & (frame["query"] == "topic1")]
     expected = [1.0] * 2 + [5 / 6] * 7 + [0.6] * 2  # "(2 * 1.0 + 7 * 0.83 + 2 * 0.6) / 11"
     table = first.drop(columns="run").ireval.pr_curve()
@@ -109,6 +109,6 @@ def test_raw_pr_curve_by_hand() -> None:
 
 def test_pr_curve_errors() -> None:
     with pytest.raises(MetricError, match="average=True needs interpolated=True"):
-        pdireval.pr_curve(example_frame(), interpolated=False, average=True)
+        pdireval.pr_curve(toy(), interpolated=False, average=True)
     with pytest.raises(MetricError, match="points= must be a whole number >= 2"):
-        pdireval.pr_curve(example_frame(), points=1)
+        pdireval.pr_curve(toy(), points=1)

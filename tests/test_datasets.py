@@ -11,7 +11,7 @@ from pdireval.datasets import example, example_qrels, example_run
 
 
 def test_shape_and_columns():
-    run, qrels = example(parts=True)
+    run, qrels = example_run(), example_qrels()
     assert list(run.columns) == ["query", "doc", "score", "run"]
     assert list(qrels.columns) == ["query", "doc", "rel"]
     assert run["query"].nunique() == 50
@@ -48,5 +48,5 @@ def test_runs_have_clearly_different_quality():
 
 
 def test_example_equals_merge_of_its_parts():
-    run, qrels = example(parts=True)
+    run, qrels = example_run(), example_qrels()
     pd.testing.assert_frame_equal(example(), pdireval.merge_qrels(run, qrels))

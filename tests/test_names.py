@@ -115,7 +115,7 @@ def test_parsed_family_cutoff_and_parameters(spec: str, family: str, k, options:
     metric = parse_metric(spec)
     assert metric.family is REGISTRY[family]
     assert metric.k == k
-    assert metric.options == options
+    assert metric.parameters == options
 
 
 def test_default_parameters_never_in_label() -> None:

@@ -13,8 +13,7 @@ import pytest
 
 import pdireval
 from pdireval import plotting
-from pdireval._example import example_frame
-from pdireval.datasets import example
+from pdireval.datasets import example, toy
 
 matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
@@ -83,7 +82,7 @@ def test_pr_curve_per_query_adds_a_thin_line_per_query(df: pd.DataFrame) -> None
 
 
 def test_single_run_has_no_legend() -> None:
-    frame = example_frame()
+    frame = toy()
     one = frame[frame["run"] == "system1"].drop(columns="run")
     ax = one.ireval.plot.pr_curve()
     assert len(ax.get_lines()) == 1
@@ -122,7 +121,7 @@ def test_per_query_sorted_bars_per_run(df: pd.DataFrame) -> None:
 
 
 def test_per_query_one_run_labels_the_queries() -> None:
-    frame = example_frame()  # two runs, two topics
+    frame = toy()  # two runs, two topics
     ax = frame.ireval.plot.per_query("AP", baseline="system1")
     assert len(ax.patches) == 2
     # topic2 loses less than topic1, so it comes first
@@ -137,7 +136,7 @@ def test_per_query_default_baseline_is_first_run(df: pd.DataFrame) -> None:
 
 
 def test_per_query_needs_runs() -> None:
-    frame = example_frame().drop(columns="run").drop_duplicates(["query", "doc"])
+    frame = toy().drop(columns="run").drop_duplicates(["query", "doc"])
     with pytest.raises(pdireval.SchemaError):
         frame.ireval.plot.per_query("AP")
 
@@ -235,7 +234,7 @@ def test_systems_bootstrap_median(df: pd.DataFrame) -> None:
 
 
 def test_systems_single_run() -> None:
-    frame = example_frame()
+    frame = toy()
     one = frame[frame["run"] == "system1"].drop(columns="run")
     ax = one.ireval.plot.systems("AP", ci=0.9, ci_method="bootstrap", seed=0)
     assert tick_texts(ax.get_yticklabels()) == [plotting.SINGLE_RUN]

@@ -94,7 +94,7 @@ def _columns(frame: pd.DataFrame) -> dict[str, Any]:
 
 
 def _reference_specs(metrics: list[Metric]) -> list[tuple[str, str, dict[str, Any], int | None]]:
-    return [(m.label, m.family.name, m.options, m.k) for m in metrics]
+    return [(m.label, m.family.name, m.parameters, m.k) for m in metrics]
 
 
 # --------------------------------------------------------------------------- the registry

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import pdireval
-from pdireval._example import example_frame
+from pdireval.datasets import toy
 
 pytest.importorskip("scipy")
 openpyxl = pytest.importorskip("openpyxl")
@@ -217,7 +217,7 @@ def test_markdown_round_trip(report) -> None:
 
 def test_markdown_escapes_pipes() -> None:
     """A run name holding '|' does not break the table."""
-    f = example_frame().replace({"run": {"system1": "a|b"}})
+    f = toy().replace({"run": {"system1": "a|b"}})
     text = f.ireval.report("AP").to_markdown()
     assert r"| a\|b | " in text
 
@@ -261,8 +261,8 @@ def test_html_without_jinja2(report, monkeypatch) -> None:
 
 def test_report_errors() -> None:
     """A report needs two runs and valid options, like compare."""
-    one = example_frame().query("run == 'system1'")
+    one = toy().query("run == 'system1'")
     with pytest.raises(pdireval.SchemaError, match="at least two runs"):
         one.ireval.report("AP")
     with pytest.raises(pdireval.MetricError, match="test='x'"):
-        example_frame().ireval.report("AP", test="x")
+        toy().ireval.report("AP", test="x")

@@ -112,7 +112,7 @@ def test_a_rank_column_is_used_as_given() -> None:
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"ties": "random"}, r"ties='random' is not a tie policy"),
+        ({"ties": "random"}, r"ties='random' is not supported"),
         ({"ties": "average", "max_rank": 5}, r"cannot be combined with max_rank"),
         ({"ties": "average", "judged_only": True}, r"cannot be combined"),
     ],
@@ -138,7 +138,7 @@ def test_ties_diagnostic_lists_groups_straddling_k() -> None:
             "rel": [1, np.nan, 1, 0, 1, np.nan, np.nan, 1],
         }
     )
-    table = frame.ireval.ties(2)
+    table = frame.ireval.tie_groups(2)
     assert table.to_dict("list") == {
         "query": ["q1"],
         "first_rank": [2],
@@ -147,9 +147,9 @@ def test_ties_diagnostic_lists_groups_straddling_k() -> None:
         "judged": [2],
         "relevant": [1],
     }
-    assert frame.ireval.ties(4).empty  # the group ends at 4: k = 4 does not cut it
+    assert frame.ireval.tie_groups(4).empty  # the group ends at 4: k = 4 does not cut it
     # q2's tie at the top holds no judged document: no order changes any value there.
-    assert "q2" not in set(frame.ireval.ties(1)["query"])
+    assert "q2" not in set(frame.ireval.tie_groups(1)["query"])
 
 
 def test_ideal_dcg_is_the_normaliser_of_ndcg() -> None:

@@ -27,7 +27,6 @@ averaging pdireval's values over the judges of qrels.123.
 
 from __future__ import annotations
 
-import inspect
 import io
 import math
 import os
@@ -303,16 +302,9 @@ def test_expected_output(case: Case) -> None:
     assert problems == []
 
 
-def _accepts(option: str) -> bool:
-    return option in inspect.signature(pdireval.evaluate).parameters
-
-
 MAX_RANK_CASES = [case for case in CASES if case.max_rank is not None]
 
 
-@pytest.mark.skipif(
-    not _accepts("max_rank"), reason="evaluate() has no max_rank= yet (DESIGN §2: trec_eval -M)"
-)
 @pytest.mark.parametrize("case", MAX_RANK_CASES, ids=[case.id for case in MAX_RANK_CASES])
 def test_max_rank_option_is_trec_eval_M(case: Case) -> None:
     covered, problems = _compare(case, _frame(case, truncate=False), max_rank=case.max_rank)

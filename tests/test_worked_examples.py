@@ -16,8 +16,8 @@ import pandas as pd
 import pytest
 
 import pdireval
-from pdireval._example import example_frame
 from pdireval._summary import aggregate
+from pdireval.datasets import toy
 
 # Note files (../shared/seeds/).
 N000 = "000_64c356606c5d8a4b.txt"
@@ -295,8 +295,8 @@ GMAP_RUNS = {
 def test_gmap_example_002() -> None:
     """002 "GMAP - example": MAP 0.38 for both runs, GMAP 0.25 (Run 1) and 0.33 (Run 2)."""
     table = pd.DataFrame(GMAP_RUNS, index=pd.Index([f"#{i}" for i in range(1, 6)], name="topic"))
-    means = aggregate(table, "mean", by_run=False)
-    gmeans = aggregate(table, "gmean", by_run=False)
+    means = aggregate(table, "mean")
+    gmeans = aggregate(table, "gmean")
     for run in GMAP_RUNS:
         assert rounds_to(means[run], 0.38, 2)
         assert gmeans[run] == pytest.approx(math.prod(GMAP_RUNS[run]) ** (1 / 5), rel=1e-12)
@@ -306,7 +306,7 @@ def test_gmap_example_002() -> None:
     # The same through the run path: a (run, topic) table with one AP column.
     long = table.stack().rename("AP").to_frame().swaplevel().sort_index()
     long.index.names = ["run", "topic"]
-    by_run = aggregate(long, "gmean", by_run=True)
+    by_run = aggregate(long, "gmean")
     assert by_run.loc["Run 1", "AP"] == pytest.approx(gmeans["Run 1"], rel=1e-12)
     assert by_run.loc["Run 2", "AP"] == pytest.approx(gmeans["Run 2"], rel=1e-12)
 
@@ -340,11 +340,11 @@ def test_gmap_example_002_end_to_end() -> None:
     per_topic = pdireval.ap(frame)
     for run, values in GMAP_RUNS.items():
         np.testing.assert_allclose(per_topic.loc[run].to_numpy(), values, rtol=0, atol=1e-12)
-    gmap, map_ = pdireval.gmap(frame), pdireval.map(frame)
-    assert rounds_to(map_["Run 1"], 0.38, 2)
-    assert rounds_to(map_["Run 2"], 0.38, 2)
-    assert rounds_to(gmap["Run 1"], 0.25, 2)
-    assert rounds_to(gmap["Run 2"], 0.33, 2)
+    run_1, run_2 = (frame[frame["run"] == run] for run in GMAP_RUNS)
+    assert rounds_to(pdireval.map(run_1), 0.38, 2)
+    assert rounds_to(pdireval.map(run_2), 0.38, 2)
+    assert rounds_to(pdireval.gmap(run_1), 0.25, 2)
+    assert rounds_to(pdireval.gmap(run_2), 0.33, 2)
 
 
 # --------------------------------------------------------------------------- note 003
@@ -418,15 +418,15 @@ def test_mean_average_precision_003() -> None:
     frame = pd.concat(
         [_frame_003(name).assign(run=NOTE_003[name][0]) for name in NOTE_003], ignore_index=True
     )
-    result = pdireval.map(frame)
+    result = pdireval.summary(frame, "AP")["AP"]
     assert rounds_to(result["system1"], 0.66, 2)
     assert rounds_to(result["system2"], 0.48, 2)
     assert not rounds_to((0.78 + 0.44) / 2, 0.66, 2)  # the misprinted C value cannot give 0.66
 
 
 def test_example_frame_holds_the_rankings_of_003() -> None:
-    """``pdireval._example.example_frame()`` is note 003's rankings A-D."""
-    frame = example_frame()
+    """``pdireval.datasets.toy()`` is note 003's rankings A-D."""
+    frame = toy()
     for name, (run, topic, labels) in NOTE_003.items():
         rows = frame[(frame["run"] == run) & (frame["query"] == topic)].sort_values("rank")
         assert rows["rel"].tolist() == labels, name

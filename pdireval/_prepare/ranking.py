@@ -3,175 +3,56 @@
 The preparation factorizes the query (and run) ids, orders the retrieved rows by
 rank -- or by score descending with ties broken by doc id descending, as
 trec_eval does -- and keeps the judged rows for the per-query counts. Metric
-kernels only ever see a :class:`Ranked`.
+kernels only ever see a :class:`~pdireval._prepare.ranked.Ranked`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from pdireval._errors import MetricError, SchemaError
+from pdireval._errors import SchemaError
+from pdireval._options import Evaluation
 from pdireval._prepare.columns import ResolvedColumns
 from pdireval._prepare.duplicates import repeated_rows
 from pdireval._prepare.positions import TieBreak, judged_positions
+from pdireval._prepare.ranked import Ranked
 from pdireval._prepare.take import take
 
-__all__ = ["QUERY_POLICIES", "QueryPolicy", "Ranked", "labels_of", "prepare"]
-
-QueryPolicy = Literal["judged", "retrieved", "all"]
-QUERY_POLICIES: tuple[str, ...] = ("judged", "retrieved", "all")
-TiePolicy = Literal["trec", "optimistic", "pessimistic", "average"]
-TIE_POLICIES: tuple[str, ...] = ("trec", "optimistic", "pessimistic", "average")
+__all__ = ["Prepared", "check_no_nulls", "known_flags", "labels_of", "prepare"]
 
 FloatArray = np.ndarray
 IntArray = np.ndarray
 
 
-@dataclass(eq=False)
-class Ranked:
-    """Per-call prepared arrays: the judged retrieved rows in rank order, and all judgments.
-
-    Unjudged retrieved documents never add to a metric; they only take up positions.
-    So the arrays hold just the *judged* retrieved rows, each with its position in the
-    full ranking, and the number of retrieved documents per group.
-
-    Attributes
-    ----------
-    n_groups : int
-        Number of (run, query) groups; every kernel returns one value per group.
-    num_ret : ndarray of float
-        Number of retrieved documents of each group.
-    group : ndarray of int
-        Group code of each judged retrieved row; a group's rows are contiguous and
-        in rank order.
-    position : ndarray of int
-        1-based position of each of these rows in its group's full ranking.
-    label : ndarray of float
-        Relevance label of each of these rows (negative labels included: they mark
-        pooled but unjudged documents, as in trec_eval).
-    judged_group, judged_label : ndarray
-        Group code and label of every judged row, retrieved or not.
-    known, judged_known : ndarray of bool, optional
-        The ``known`` flag (the user already knew the document; user-oriented
-        measures) of each judged retrieved row and of each judged row; all False when
-        the frame has no known column. ``None`` only for arrays built by hand.
-    tie_first, tie_size : ndarray of int, optional
-        For each judged retrieved row, the first position and the size of its group of
-        equal scores (its own position and 1 when not tied, or when ranked by rank).
-    ties_average : bool
-        Metrics report their expected value over every order of each group of equal
-        scores (``ties="average"``) instead of the value for the tie-broken order.
-    """
-
-    n_groups: int
-    num_ret: FloatArray
-    group: IntArray
-    position: IntArray
-    label: FloatArray
-    judged_group: IntArray
-    judged_label: FloatArray
-    known: np.ndarray | None = None
-    judged_known: np.ndarray | None = None
-    tie_first: IntArray | None = None
-    tie_size: IntArray | None = None
-    ties_average: bool = False
-    _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
-
-    def cached(self, key: Any, compute: Any) -> Any:
-        """Return ``compute()`` once per key and call, so metrics of one call share work."""
-        if key not in self._cache:
-            self._cache[key] = compute()
-        return self._cache[key]
-
-    def per_query_sum(self, weights: FloatArray, mask: np.ndarray | None = None) -> FloatArray:
-        """Sum ``weights`` of the rows per group (optionally only where ``mask``)."""
-        group = self.group if mask is None else self.group[mask]
-        weights = weights if mask is None else weights[mask]
-        return np.bincount(group, weights=weights, minlength=self.n_groups)
-
-    def per_query_count(self, mask: np.ndarray) -> FloatArray:
-        """Count the rows per group where ``mask`` holds."""
-        return np.bincount(self.group[mask], minlength=self.n_groups).astype(np.float64)
-
-    def within_query_cumsum(self, mask: np.ndarray) -> IntArray:
-        """Running count of ``mask`` inside each group, inclusive of the row itself."""
-        total = np.cumsum(mask, dtype=np.int64)
-        if not len(total):
-            return total
-        starts = self.cached("starts", lambda: np.flatnonzero(block_starts(self.group)))
-        before = total[starts] - mask[starts]
-        return total - np.repeat(before, np.diff(np.r_[starts, len(total)]))
-
-    def relevant(self, rel: int) -> np.ndarray:
-        """Mask of the rows whose label is at least ``rel`` (never a negative label)."""
-        return self.cached(("relevant", rel), lambda: self.label >= max(rel, 0))
-
-    def relevant_so_far(self, rel: int) -> IntArray:
-        """Number of relevant rows at or above each row, inside its group."""
-        return self.cached(
-            ("relevant_so_far", rel), lambda: self.within_query_cumsum(self.relevant(rel))
-        )
-
-    def num_relevant(self, rel: int) -> FloatArray:
-        """Number of judged documents per group with label at least ``rel`` (retrieved or not)."""
-
-        def count() -> FloatArray:
-            hits = self.judged_group[self.judged_label >= max(rel, 0)]
-            return np.bincount(hits, minlength=self.n_groups).astype(np.float64)
-
-        return self.cached(("num_relevant", rel), count)
-
-
-def safe_divide(numerator: FloatArray, denominator: FloatArray) -> FloatArray:
-    """Elementwise ``numerator / denominator`` with 0 where the denominator is 0 (trec_eval)."""
-    out = np.zeros(np.broadcast(numerator, denominator).shape, dtype=np.float64)
-    np.divide(numerator, denominator, out=out, where=denominator != 0)
-    return out
-
-
 @dataclass(frozen=True)
 class Prepared:
-    """What :func:`prepare` returns: the arrays, the result index and the rows to report."""
+    """What :func:`prepare` returns: the arrays, the result index and the rows to report.
+
+    ``average`` says whether metrics report their expected value over the orders of
+    tied scores (``ties="average"`` on a frame ranked by score).
+    """
 
     ranked: Ranked
     index: pd.Index
     keep: np.ndarray  # bool per group: reported under the query policy
     blank: np.ndarray  # bool per group: reported as NaN (unjudged under "all")
+    average: bool = False
+
+    def table(self, values: dict[str, np.ndarray]) -> pd.DataFrame:
+        """The per-query result: one float64 column per label, rows under the query policy."""
+        table = pd.DataFrame(values, index=self.index, dtype=np.float64)
+        table.loc[self.blank] = np.nan
+        table = table.loc[self.keep]
+        table.columns.name = "metric"
+        return table
 
 
-def prepare(
-    frame: pd.DataFrame,
-    columns: ResolvedColumns,
-    *,
-    queries: str = "judged",
-    max_rank: int | None = None,
-    judged_only: bool = False,
-    ties: str = "trec",
-    validate: bool = True,
-) -> Prepared:
+def prepare(frame: pd.DataFrame, columns: ResolvedColumns, options: Evaluation) -> Prepared:
     """Validate ``frame`` and build the :class:`Ranked` arrays of one evaluating call."""
-    if ties not in TIE_POLICIES:
-        msg = f"ties={ties!r} is not a tie policy; use one of {list(TIE_POLICIES)}"
-        raise MetricError(msg)
-    if ties == "average" and (max_rank is not None or judged_only):
-        msg = (
-            "ties='average' cannot be combined with max_rank= or judged_only= (they cut "
-            "or re-rank a ranking whose tied documents have no fixed order); use "
-            "ties='trec', 'optimistic' or 'pessimistic' with them"
-        )
-        raise MetricError(msg)
-    if queries not in QUERY_POLICIES:
-        msg = f"queries={queries!r} is not a query policy; use one of {list(QUERY_POLICIES)}"
-        raise MetricError(msg)
-    if max_rank is not None and (
-        isinstance(max_rank, bool) or not isinstance(max_rank, int | np.integer) or max_rank < 1
-    ):
-        msg = f"max_rank={max_rank!r} must be a whole number >= 1 (or None for no limit)"
-        raise MetricError(msg)
+    validate = options.validate
     columns.require(frame, "query", "doc", "rel")
     if columns.rank is None and columns.score is None:
         msg = (
@@ -215,7 +96,9 @@ def prepare(
         n_groups,
         by_rank=columns.rank is not None,
         ties=TieBreak(
-            doc_ids=lambda rows: take(doc_column, frame_rows(rows)), label=ret_label, policy=ties
+            doc_ids=lambda rows: take(doc_column, frame_rows(rows)),
+            label=ret_label,
+            policy=options.ties,
         ),
     )
     del order_key
@@ -225,6 +108,7 @@ def prepare(
         _check_unique_docs(frame, columns, group)
 
     has_retrieved = num_ret > 0  # before -M and -J, which never change the query set
+    max_rank = options.max_rank
     if max_rank is not None:  # trec_eval -M: only the top max_rank documents of each query
         num_ret = np.minimum(num_ret, max_rank)
         within = position <= max_rank
@@ -233,51 +117,34 @@ def prepare(
         tie_size = np.minimum(tie_first + tie_size[within] - 1, max_rank) - tie_first + 1
     judged_ret_group = ret_group[judged_ret]
     in_rank_order = np.lexsort((position, judged_ret_group))
-    ret_group_sorted = judged_ret_group[in_rank_order]
-    position = position[in_rank_order]
-    tie_first, tie_size = tie_first[in_rank_order], tie_size[in_rank_order]
-    ret_label_sorted = ret_label[judged_ret][in_rank_order]
     known_flag = None if columns.known is None else known_flags(frame, columns.known)
-    if known_flag is None:  # no per-row work for the common frame without a known column
-        ret_known_sorted = np.zeros(len(in_rank_order), dtype=bool)
-    else:
-        ret_known_sorted = known_flag[retrieved_rows][judged_ret][in_rank_order]
-    if judged_only:  # trec_eval -J, after -M: drop unjudged documents and rank again
-        kept = ret_label_sorted >= 0
-        ret_group_sorted, ret_label_sorted = ret_group_sorted[kept], ret_label_sorted[kept]
-        ret_known_sorted = ret_known_sorted[kept]
-        position = positions_in_blocks(block_starts(ret_group_sorted), len(ret_group_sorted))
-        tie_first, tie_size = _kept_ties(ret_group_sorted, tie_first[kept], position)
-        num_ret = np.bincount(ret_group_sorted, minlength=n_groups).astype(np.float64)
     judged_rows = np.flatnonzero(judged)
     ranked = Ranked(
         n_groups=n_groups,
         num_ret=num_ret,
-        group=ret_group_sorted,
-        position=position,
-        label=ret_label_sorted,
+        group=judged_ret_group[in_rank_order],
+        position=position[in_rank_order],
+        label=ret_label[judged_ret][in_rank_order],
         judged_group=group[judged_rows],
         judged_label=label[judged_rows],
-        known=ret_known_sorted,
-        judged_known=(
-            known_flag[judged_rows] if known_flag is not None else np.zeros(len(judged_rows), bool)
+        known=(
+            np.zeros(len(in_rank_order), dtype=bool)  # no per-row work without the column
+            if known_flag is None
+            else known_flag[retrieved_rows][judged_ret][in_rank_order]
         ),
-        tie_first=tie_first,
-        tie_size=tie_size,
-        ties_average=ties == "average" and columns.rank is None,
+        judged_known=(
+            np.zeros(len(judged_rows), dtype=bool)
+            if known_flag is None
+            else known_flag[judged_rows]
+        ),
+        tie_first=tie_first[in_rank_order],
+        tie_size=tie_size[in_rank_order],
     )
-    keep, blank = _query_policy(ranked, has_retrieved, queries)
-    return Prepared(ranked=ranked, index=index, keep=keep, blank=blank)
-
-
-def _kept_ties(
-    group: IntArray, old_first: IntArray, position: IntArray
-) -> tuple[IntArray, IntArray]:
-    """Groups of equal scores among the documents kept by judged_only, in the new ranks."""
-    new = np.ones(len(group), dtype=bool)
-    new[1:] = (group[1:] != group[:-1]) | (old_first[1:] != old_first[:-1])
-    block = np.cumsum(new) - 1
-    return position[new][block], np.bincount(block)[block]
+    if options.judged_only:  # trec_eval -J, after -M: drop unjudged documents and rank again
+        ranked = ranked.judged_only()
+    keep, blank = _query_policy(ranked, has_retrieved, options.queries)
+    average = options.ties == "average" and columns.rank is None
+    return Prepared(ranked=ranked, index=index, keep=keep, blank=blank, average=average)
 
 
 def _query_policy(
@@ -461,22 +328,6 @@ def _ranks(values: pd.Series, name: str, validate: bool) -> FloatArray:
             )
             raise SchemaError(msg)
     return rank
-
-
-def block_starts(group: IntArray) -> np.ndarray:
-    """Boolean mask: row starts a new group block."""
-    starts = np.empty(len(group), dtype=bool)
-    if len(group):
-        starts[0] = True
-        np.not_equal(group[1:], group[:-1], out=starts[1:])
-    return starts
-
-
-def positions_in_blocks(starts: np.ndarray, n: int) -> IntArray:
-    """1-based position of each row inside its block."""
-    index = np.arange(n, dtype=np.int64)
-    block_start = np.maximum.accumulate(np.where(starts, index, 0)) if n else index
-    return (index - block_start + 1).astype(np.int64)
 
 
 def _refuse_repeated_ranks(frame: pd.DataFrame, columns: ResolvedColumns, rows: IntArray) -> None:

@@ -15,7 +15,7 @@ from typing import Any, Literal
 import numpy as np
 
 from pdireval._errors import MetricError
-from pdireval._prepare.ranking import Ranked
+from pdireval._prepare.ranked import Ranked
 
 __all__ = ["REGISTRY", "Family", "Metric", "Param", "register"]
 
@@ -114,9 +114,10 @@ class Family:
         Whether every value lies in [0, 1].
     constraint : callable, optional
         Checks parameter values together; raises :class:`MetricError`.
-    averages_ties : bool
-        The kernel computes the expected value over orders of tied scores
-        (``ties="average"``); other families refuse that policy.
+    average_kernel : callable, optional
+        The kernel of the expected value over every order of each group of tied
+        scores (``ties="average"``), with the same signature as ``kernel``; families
+        without one refuse that policy.
     doc : str
         One-paragraph description shown in ``help()`` and the README catalogue.
     """
@@ -133,7 +134,7 @@ class Family:
         cutoff_aliases: tuple[str, ...] = (),
         presets: Mapping[str, Mapping[str, Any]] | None = None,
         bounded: bool = True,
-        averages_ties: bool = False,
+        average_kernel: Kernel | None = None,
         constraint: Callable[[dict[str, Any]], None] | None = None,
         doc: str = "",
     ) -> None:
@@ -145,7 +146,7 @@ class Family:
         self.aliases = aliases
         self.cutoff_aliases = cutoff_aliases
         self.presets = dict(presets or {})
-        self.averages_ties = averages_ties
+        self.average_kernel = average_kernel
         self.bounded = bounded
         self.constraint = constraint
         self.__doc__ = doc
@@ -232,8 +233,8 @@ class Metric:
         return self.at(k)
 
     @property
-    def options(self) -> dict[str, Any]:
-        """Parameter values, defaults included."""
+    def parameters(self) -> dict[str, Any]:
+        """Parameter values by name, defaults included."""
         return dict(self.params)
 
     @property
@@ -259,16 +260,23 @@ class Metric:
             raise MetricError(msg)
         return self
 
-    def compute(self, ranked: Ranked) -> np.ndarray:
-        """Return one float64 value per group of ``ranked``."""
-        if ranked.ties_average and not self.family.averages_ties:
-            supported = sorted(name for name, f in REGISTRY.items() if f.averages_ties)
-            msg = (
-                f"ties='average' is not available for {self.label}; it is for {supported} "
-                "-- use ties='trec', 'optimistic' or 'pessimistic'"
-            )
-            raise MetricError(msg)
-        return np.asarray(self.family.kernel(ranked, k=self.k, **self.options), dtype=np.float64)
+    def compute(self, ranked: Ranked, *, average: bool = False) -> np.ndarray:
+        """Return one float64 value per group of ``ranked``.
+
+        With ``average``, the expected value over every order of each group of tied
+        scores (``ties="average"``).
+        """
+        kernel = self.family.kernel
+        if average:
+            if self.family.average_kernel is None:
+                supported = sorted(n for n, f in REGISTRY.items() if f.average_kernel is not None)
+                msg = (
+                    f"ties='average' is not available for {self.label}; it is for {supported} "
+                    "-- use ties='trec', 'optimistic' or 'pessimistic'"
+                )
+                raise MetricError(msg)
+            kernel = self.family.average_kernel
+        return np.asarray(kernel(ranked, k=self.k, **self.parameters), dtype=np.float64)
 
 
 #: Every registered family by canonical name.

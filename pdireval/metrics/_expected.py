@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from pdireval._prepare.ranking import Ranked
+from pdireval._prepare.ranked import Ranked
 from pdireval.metrics._segments import group_cumsum
 
 __all__ = [

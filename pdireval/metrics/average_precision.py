@@ -4,22 +4,28 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdireval._prepare.ranking import Ranked, safe_divide
+from pdireval._prepare.ranked import Ranked, safe_divide
 from pdireval.metrics._base import Family, Param, one_of, register, rel_param
 from pdireval.metrics._expected import expected_average_precision
 
 
 def _average_precision(ranked: Ranked, *, k: int | None, rel: int, norm: str) -> np.ndarray:
-    if ranked.ties_average:
-        total = expected_average_precision(ranked, rel, k)
-    else:
-        relevant = ranked.relevant(rel)
-        found_so_far = ranked.relevant_so_far(rel)
-        counted = relevant if k is None else relevant & (ranked.position <= k)
-        precision_at_hit = found_so_far[counted] / ranked.position[counted]
-        total = np.bincount(
-            ranked.group[counted], weights=precision_at_hit, minlength=ranked.n_groups
-        )
+    relevant = ranked.relevant(rel)
+    found_so_far = ranked.relevant_so_far(rel)
+    counted = relevant if k is None else relevant & (ranked.position <= k)
+    precision_at_hit = found_so_far[counted] / ranked.position[counted]
+    total = np.bincount(ranked.group[counted], weights=precision_at_hit, minlength=ranked.n_groups)
+    return _normalised(ranked, total, k, rel, norm)
+
+
+def _expected_average_precision(
+    ranked: Ranked, *, k: int | None, rel: int, norm: str
+) -> np.ndarray:
+    return _normalised(ranked, expected_average_precision(ranked, rel, k), k, rel, norm)
+
+
+def _normalised(ranked: Ranked, total: np.ndarray, k: int | None, rel: int, norm: str):
+    """The sum of precisions at the relevant documents divided by R (or min(k, R))."""
     divisor = ranked.num_relevant(rel)
     if norm == "min" and k is not None:
         divisor = np.minimum(divisor, k)
@@ -30,7 +36,7 @@ AP = register(
     Family(
         "AP",
         _average_precision,
-        averages_ties=True,
+        average_kernel=_expected_average_precision,
         params=(
             rel_param(),
             Param("norm", "R", one_of("R", "min"), "divide by R, or by min(k, R) (note 003)"),

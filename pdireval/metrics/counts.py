@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdireval._prepare.ranking import Ranked
+from pdireval._prepare.ranked import Ranked
 from pdireval.metrics._base import Family, register, rel_param
 
 

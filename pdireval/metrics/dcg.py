@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from pdireval._errors import MetricError
-from pdireval._prepare.ranking import Ranked, block_starts, positions_in_blocks, safe_divide
+from pdireval._prepare.ranked import Ranked, block_starts, positions_in_blocks, safe_divide
 from pdireval.metrics._base import (
     Family,
     Param,
@@ -97,14 +97,22 @@ def _ideal(ranked: Ranked, gain: GainSpec, rel: int) -> tuple[np.ndarray, ...]:
     return ranked.cached(("ideal", gain, rel), compute)
 
 
-def _dcg(ranked: Ranked, *, k: int | None, rel: int, gain: GainSpec, discount: str, base: float):
-    gains = ranked.cached(
+def _row_gains(ranked: Ranked, gain: GainSpec, rel: int) -> np.ndarray:
+    return ranked.cached(
         ("gains", gain, rel), lambda: _gains(ranked.label, gain, rel, ranked.judged_label)
     )
-    if ranked.ties_average:
-        return expected_discounted_gain(
-            ranked, gains, k, lambda position: _discount(position, discount, base)
-        )
+
+
+def _expected_dcg(
+    ranked: Ranked, *, k: int | None, rel: int, gain: GainSpec, discount: str, base: float
+) -> np.ndarray:
+    return expected_discounted_gain(
+        ranked, _row_gains(ranked, gain, rel), k, lambda p: _discount(p, discount, base)
+    )
+
+
+def _dcg(ranked: Ranked, *, k: int | None, rel: int, gain: GainSpec, discount: str, base: float):
+    gains = _row_gains(ranked, gain, rel)
     counted = gains != 0
     if k is not None:
         counted &= ranked.position <= k
@@ -120,12 +128,16 @@ def _ideal_dcg(ranked: Ranked, *, k: int | None, rel: int, gain: GainSpec, disco
 
 
 def _ndcg(ranked: Ranked, *, rel_only: bool, **options: Any) -> np.ndarray:
-    if rel_only and ranked.ties_average:
-        msg = "ties='average' is not defined for nDCG(rel_only=True); use another tie policy"
-        raise MetricError(msg)
     if rel_only:
         return _ndcg_at_relevant(ranked, **options)
     return safe_divide(_dcg(ranked, **options), _ideal_dcg(ranked, **options))
+
+
+def _expected_ndcg(ranked: Ranked, *, rel_only: bool, **options: Any) -> np.ndarray:
+    if rel_only:
+        msg = "ties='average' is not defined for nDCG(rel_only=True); use another tie policy"
+        raise MetricError(msg)
+    return safe_divide(_expected_dcg(ranked, **options), _ideal_dcg(ranked, **options))
 
 
 def _ideal_cumulative(ranked: Ranked, gain: GainSpec, rel: int, discount: str, base: float):
@@ -202,6 +214,12 @@ def _cumulative_gain(ranked: Ranked, *, k: int | None, rel: int, gain: GainSpec)
     return _dcg(ranked, k=k, rel=rel, gain=gain, discount="none", base=2)
 
 
+def _expected_cumulative_gain(
+    ranked: Ranked, *, k: int | None, rel: int, gain: GainSpec
+) -> np.ndarray:
+    return _expected_dcg(ranked, k=k, rel=rel, gain=gain, discount="none", base=2)
+
+
 def _dcg_params() -> tuple[Param, ...]:
     return (
         rel_param(),
@@ -226,7 +244,7 @@ DCG = register(
     Family(
         "DCG",
         _dcg,
-        averages_ties=True,
+        average_kernel=_expected_dcg,
         params=_dcg_params(),
         cutoff="optional",
         bounded=False,
@@ -247,7 +265,7 @@ nDCG = register(
     Family(
         "nDCG",
         _ndcg,
-        averages_ties=True,
+        average_kernel=_expected_ndcg,
         params=(
             *_dcg_params(),
             Param(
@@ -305,7 +323,7 @@ CG = register(
     Family(
         "CG",
         _cumulative_gain,
-        averages_ties=True,
+        average_kernel=_expected_cumulative_gain,
         params=_dcg_params()[:2],
         cutoff="optional",
         bounded=False,
@@ -321,7 +339,7 @@ IDCG = register(
     Family(
         "IDCG",
         _ideal_dcg,
-        averages_ties=True,
+        average_kernel=_ideal_dcg,  # the ideal ranking does not depend on the run's order
         params=_dcg_params(),
         cutoff="optional",
         bounded=False,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdireval._prepare.ranking import Ranked, safe_divide
+from pdireval._prepare.ranked import Ranked, safe_divide
 from pdireval.metrics._base import Family, register, rel_param
 from pdireval.metrics._segments import group_cumsum, last_at_or_before
 from pdireval.metrics.dcg import GainSpec, _dcg_params, _gains, _ideal

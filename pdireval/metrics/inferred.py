@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdireval._prepare.ranking import Ranked, block_starts, positions_in_blocks, safe_divide
+from pdireval._prepare.ranked import Ranked, block_starts, positions_in_blocks, safe_divide
 from pdireval.metrics._base import Family, register, rel_param
 
 #: trec_eval's INFAP_EPSILON: smoothing of the judged-relevant fraction above a document.

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdireval._prepare.ranking import Ranked
+from pdireval._prepare.ranked import Ranked
 from pdireval.metrics._base import Family, Param, integer_at_least, register, rel_param
 
 __all__ = ["IPrec", "iAP", "interpolated_precision", "recall_levels"]

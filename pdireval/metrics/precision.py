@@ -4,23 +4,25 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdireval._prepare.ranking import Ranked, safe_divide
+from pdireval._prepare.ranked import Ranked, safe_divide
 from pdireval.metrics._base import Family, Param, number_above, register, rel_param
 from pdireval.metrics._expected import expected_hits
 
 
 def _precision(ranked: Ranked, *, k: int, rel: int) -> np.ndarray:
-    if ranked.ties_average:
-        return expected_hits(ranked, rel, k) / k
     hits = ranked.per_query_count(ranked.relevant(rel) & (ranked.position <= k))
     return hits / k
+
+
+def _expected_precision(ranked: Ranked, *, k: int, rel: int) -> np.ndarray:
+    return expected_hits(ranked, rel, k) / k
 
 
 P = register(
     Family(
         "P",
         _precision,
-        averages_ties=True,
+        average_kernel=_expected_precision,
         params=(rel_param(),),
         cutoff="required",
         aliases=("precision",),

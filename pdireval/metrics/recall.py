@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdireval._prepare.ranking import Ranked, safe_divide
+from pdireval._prepare.ranked import Ranked, safe_divide
 from pdireval.metrics._base import Family, register, rel_param
 from pdireval.metrics._expected import expected_hits
 
 
+def _expected_recall(ranked: Ranked, *, k: int | None, rel: int) -> np.ndarray:
+    return safe_divide(expected_hits(ranked, rel, k), ranked.num_relevant(rel))
+
+
 def _recall(ranked: Ranked, *, k: int | None, rel: int) -> np.ndarray:
-    if ranked.ties_average:
-        return safe_divide(expected_hits(ranked, rel, k), ranked.num_relevant(rel))
     in_cutoff = ranked.relevant(rel) if k is None else ranked.relevant(rel) & (ranked.position <= k)
     return safe_divide(ranked.per_query_count(in_cutoff), ranked.num_relevant(rel))
 
@@ -20,7 +22,7 @@ R = register(
     Family(
         "R",
         _recall,
-        averages_ties=True,
+        average_kernel=_expected_recall,
         params=(rel_param(),),
         cutoff="required",
         aliases=("recall",),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdireval._prepare.ranking import Ranked
+from pdireval._prepare.ranked import Ranked
 from pdireval.metrics._base import Family, register, rel_param
 from pdireval.metrics._expected import expected_reciprocal_rank
 
@@ -18,9 +18,11 @@ def _first_relevant(ranked: Ranked, rel: int) -> np.ndarray:
     return ranked.cached(("first_relevant", rel), compute)
 
 
+def _expected_reciprocal_rank(ranked: Ranked, *, k: int | None, rel: int) -> np.ndarray:
+    return expected_reciprocal_rank(ranked, rel, k)
+
+
 def _reciprocal_rank(ranked: Ranked, *, k: int | None, rel: int) -> np.ndarray:
-    if ranked.ties_average:
-        return expected_reciprocal_rank(ranked, rel, k)
     first = _first_relevant(ranked, rel)
     if k is not None:
         first = first & (ranked.position <= k)
@@ -31,7 +33,7 @@ RR = register(
     Family(
         "RR",
         _reciprocal_rank,
-        averages_ties=True,
+        average_kernel=_expected_reciprocal_rank,
         params=(rel_param(),),
         cutoff="optional",
         aliases=("mrr", "recip_rank", "reciprocal_rank"),

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdireval._prepare.ranking import Ranked
+from pdireval._prepare.ranked import Ranked
 from pdireval.metrics._base import Family, register, rel_param
 
 __all__ = ["SearchLength"]

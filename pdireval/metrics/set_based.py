@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from pdireval._errors import MetricError
-from pdireval._prepare.ranking import Ranked, safe_divide
+from pdireval._prepare.ranked import Ranked, safe_divide
 from pdireval.metrics._base import (
     Family,
     Param,

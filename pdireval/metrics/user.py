@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdireval._prepare.ranking import Ranked, safe_divide
+from pdireval._prepare.ranked import Ranked, safe_divide
 from pdireval.metrics._base import Family, Param, integer_at_least, register, rel_param
 
 __all__ = [

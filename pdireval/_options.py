@@ -1,0 +1,165 @@
+"""The options of an evaluating call, validated once into frozen objects.
+
+Every public function that evaluates takes its options as keywords; they are turned
+into an :class:`Evaluation` (and, for comparisons, a :class:`Significance`) at the
+front door and travel as that one object down to the engine. A misspelt or
+ill-typed option fails here, with the option's name, whatever function was called.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass, fields
+from typing import Any, get_args
+
+import numpy as np
+
+from pdireval._errors import MetricError
+from pdireval.typing import Baseline, Correction, QueryPolicy, Test, TiePolicy
+
+__all__ = ["Evaluation", "Significance", "split_options"]
+
+QUERY_POLICIES: tuple[str, ...] = get_args(QueryPolicy)
+TIE_POLICIES: tuple[str, ...] = get_args(TiePolicy)
+TESTS: tuple[str, ...] = get_args(Test)
+CORRECTIONS: tuple[str, ...] = get_args(Correction)
+
+
+def _choice(name: str, value: Any, choices: tuple[str, ...], extra: str = "") -> Any:
+    if not isinstance(value, str) or value not in choices:
+        msg = f"{name}={value!r} is not supported; use one of {list(choices)}{extra}"
+        raise MetricError(msg)
+    return value
+
+
+def _flag(name: str, value: Any) -> bool:
+    if not isinstance(value, bool | np.bool_):
+        msg = f"{name}= must be True or False, got {value!r} ({type(value).__name__})"
+        raise MetricError(msg)
+    return bool(value)
+
+
+def _whole(name: str, value: Any, minimum: int, *, optional: bool = False) -> int | None:
+    if optional and value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
+        also = " (or None for no limit)" if optional else ""
+        msg = f"{name}={value!r} must be a whole number >= {minimum}{also}"
+        raise MetricError(msg)
+    return int(value)
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    """How one evaluating call ranks, cuts and reports: the evaluation options.
+
+    Build it with :meth:`from_options`, which checks every value.
+    """
+
+    queries: str = "judged"
+    ties: str = "trec"
+    max_rank: int | None = None
+    judged_only: bool = False
+    validate: bool = True
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> Evaluation:
+        """Check keyword options (names and values) and freeze them."""
+        _refuse_unknown(options, _names(cls))
+        evaluation = cls(
+            queries=_choice("queries", options.get("queries", "judged"), QUERY_POLICIES),
+            ties=_choice("ties", options.get("ties", "trec"), TIE_POLICIES),
+            max_rank=_whole("max_rank", options.get("max_rank"), 1, optional=True),
+            judged_only=_flag("judged_only", options.get("judged_only", False)),
+            validate=_flag("validate", options.get("validate", True)),
+        )
+        if evaluation.ties == "average" and (
+            evaluation.max_rank is not None or evaluation.judged_only
+        ):
+            msg = (
+                "ties='average' cannot be combined with max_rank= or judged_only= (they cut "
+                "or re-rank a ranking whose tied documents have no fixed order); use "
+                "ties='trec', 'optimistic' or 'pessimistic' with them"
+            )
+            raise MetricError(msg)
+        return evaluation
+
+    def as_options(self) -> dict[str, Any]:
+        """The options as keywords, e.g. to record them in a report."""
+        return {field.name: getattr(self, field.name) for field in fields(self)}
+
+
+@dataclass(frozen=True, slots=True)
+class Significance:
+    """How runs are compared: test, correction, level and resampling."""
+
+    baseline: Baseline = None
+    test: str = "t"
+    correction: str | None = "holm"
+    alpha: float = 0.05
+    n_resamples: int = 10_000
+    seed: Any = None
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> Significance:
+        """Check keyword options (names and values) and freeze them."""
+        _refuse_unknown(options, _names(cls))
+        correction = options.get("correction", "holm")
+        if correction is not None:
+            _choice("correction", correction, CORRECTIONS, " or None")
+        return cls(
+            baseline=_baseline(options.get("baseline")),
+            test=_choice("test", options.get("test", "t"), TESTS),
+            correction=correction,
+            alpha=level("alpha", options.get("alpha", 0.05)),
+            n_resamples=resamples(options.get("n_resamples", 10_000)),
+            seed=options.get("seed"),
+        )
+
+
+def level(name: str, value: Any) -> float:
+    """``value`` as a float strictly between 0 and 1, else :class:`MetricError`."""
+    number = not isinstance(value, bool) and isinstance(value, int | float | np.number)
+    if not number or not 0 < float(value) < 1:
+        msg = f"{name}={value!r} must be a number strictly between 0 and 1 (e.g. 0.05 or 0.95)"
+        raise MetricError(msg)
+    return float(value)
+
+
+def resamples(value: Any) -> int:
+    """A number of resamples (a whole number >= 1), else :class:`MetricError`."""
+    return int(_whole("n_resamples", value, 1))  # type: ignore[arg-type]
+
+
+def _baseline(value: Any) -> Baseline:
+    if value is None or (isinstance(value, Hashable) and not isinstance(value, tuple)):
+        return value
+    if isinstance(value, list | tuple):
+        return tuple(value)
+    msg = f"baseline={value!r} must be a run id, a list of run ids or None"
+    raise MetricError(msg)
+
+
+def _names(cls: type) -> tuple[str, ...]:
+    return tuple(field.name for field in fields(cls))
+
+
+def _refuse_unknown(options: Mapping[str, Any], known: tuple[str, ...]) -> None:
+    unknown = [name for name in options if name not in known]
+    if unknown:
+        close = difflib.get_close_matches(unknown[0], known, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        msg = f"unknown option {unknown[0]!r} (options: {list(known)}){hint}"
+        raise MetricError(msg)
+
+
+def split_options(options: Mapping[str, Any]) -> tuple[Evaluation, Significance]:
+    """Evaluation and significance options from one set of keywords, both checked."""
+    evaluation_names = _names(Evaluation)
+    significance_names = _names(Significance)
+    _refuse_unknown(options, evaluation_names + significance_names)
+    return (
+        Evaluation.from_options({k: v for k, v in options.items() if k in evaluation_names}),
+        Significance.from_options({k: v for k, v in options.items() if k in significance_names}),
+    )
