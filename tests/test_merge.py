@@ -29,6 +29,23 @@ def _reference(run: pd.DataFrame, qrels: pd.DataFrame) -> tuple[list, list]:
     return [label.get(pair) for pair in pairs], sorted(missing)
 
 
+def _merged_or_refused(
+    run: pd.DataFrame, qrels: pd.DataFrame, expected_labels: list
+) -> pd.DataFrame | None:
+    """merge_qrels' result, or None after checking that a run sharing no query or no
+    document with its qrels is refused."""
+    run_queries = set(run["query"].astype(str))
+    qrels_queries = set(qrels["query"].astype(str))
+    unrelated = len(run) > 0 and (
+        not run_queries & qrels_queries or all(label is None for label in expected_labels)
+    )
+    if unrelated:
+        with pytest.raises(pdireval.SchemaError, match="none of the run's"):
+            pdireval.merge_qrels(run, qrels)
+        return None
+    return pdireval.merge_qrels(run, qrels)
+
+
 @settings(max_examples=150, deadline=None)
 @given(
     st.lists(st.tuples(query_ids, doc_ids), max_size=40, unique=True),
@@ -56,9 +73,11 @@ def test_labels_match_a_dictionary_lookup(pairs, judgments, run_dtype, qrels_dty
     default = getattr(_merge, name)
     try:
         setattr(_merge, name, value)
-        merged = pdireval.merge_qrels(run, qrels)
+        merged = _merged_or_refused(run, qrels, expected_labels)
     finally:
         setattr(_merge, name, default)
+    if merged is None:
+        return
     labels = (
         merged["rel"]
         .iloc[: len(run)]
@@ -99,7 +118,9 @@ def test_integer_ids_of_any_width_match(pairs, judgments, qrels_dtype) -> None:
         qrels = qrels.drop_duplicates(["query", "doc"])
         expected_labels, expected_missing = _reference(run, qrels)
     qrels = qrels.astype({"query": qrels_dtype, "doc": qrels_dtype})
-    merged = pdireval.merge_qrels(run, qrels)
+    merged = _merged_or_refused(run, qrels, expected_labels)
+    if merged is None:
+        return
     labels = merged["rel"].iloc[: len(run)]
     assert labels.astype(object).where(labels.notna(), None).tolist() == expected_labels
     assert len(merged) - len(run) == len(expected_missing)
@@ -140,3 +161,45 @@ def test_categorical_ids_without_keys_extend_their_categories() -> None:
     assert merged["doc"].tolist() == [1.5, 2.5, 7.5]
     assert merged["doc"].cat.categories.tolist() == [1.5, 2.5, 7.5]
     assert merged["rel"].tolist() == [pd.NA, 1, 2]
+
+
+def test_a_run_sharing_no_query_with_the_qrels_is_refused() -> None:
+    """The commonest id mistake (other ids, or text instead of ids) names both sides."""
+    run = pd.DataFrame({"query": ["401", "402"], "doc": ["a", "b"], "score": [1.0, 2.0]})
+    qrels = pd.DataFrame({"query": ["q401", "q402"], "doc": ["a", "b"], "rel": [1, 0]})
+    with pytest.raises(pdireval.SchemaError, match=r"none of the run's 2 queries") as info:
+        pdireval.merge_qrels(run, qrels)
+    assert "'401'" in str(info.value)
+    assert "'q401'" in str(info.value)
+
+
+def test_a_run_sharing_no_document_with_the_qrels_is_refused() -> None:
+    run = pd.DataFrame({"query": ["1", "1"], "doc": ["7", "8"], "score": [1.0, 2.0]})
+    qrels = pd.DataFrame({"query": ["1", "1"], "doc": ["d7", "d8"], "rel": [1, 0]})
+    with pytest.raises(pdireval.SchemaError, match=r"none of the run's documents") as info:
+        pdireval.merge_qrels(run, qrels)
+    assert "'7'" in str(info.value)
+    assert "'d7'" in str(info.value)
+
+
+def test_partial_overlap_is_recorded_on_the_merged_frame() -> None:
+    run = pd.DataFrame(
+        {"query": ["1", "1", "2", "3"], "doc": ["a", "b", "a", "c"], "score": [2.0, 1.0, 1.0, 1.0]}
+    )
+    qrels = pd.DataFrame({"query": ["1", "4"], "doc": ["a", "z"], "rel": [1, 1]})
+    merged = pdireval.merge_qrels(run, qrels)
+    assert merged.attrs["pdireval"]["queries"] == {
+        "run": 3,
+        "qrels": 2,
+        "both": 1,
+        "run_only": ["2", "3"],
+    }
+    # The unjudged run queries are not evaluated under the default query policy.
+    assert merged.ireval.evaluate("AP").index.tolist() == ["1", "4"]
+
+
+def test_an_empty_run_is_not_an_overlap_error() -> None:
+    run = pd.DataFrame({"query": pd.Series([], dtype=str), "doc": pd.Series([], dtype=str),
+                        "score": pd.Series([], dtype=float)})  # fmt: skip
+    qrels = pd.DataFrame({"query": ["1"], "doc": ["a"], "rel": [1]})
+    assert pdireval.merge_qrels(run, qrels).ireval.evaluate("AP")["AP"].tolist() == [0.0]

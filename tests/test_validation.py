@@ -213,15 +213,14 @@ def test_same_rank_in_different_queries_and_runs_is_fine() -> None:
 @pytest.mark.parametrize(
     ("ranks", "found"),
     [
-        ([0, 2, 1], "[0.0]"),
         ([-1, 2, 1], "[-1.0]"),
         ([1.5, 2, 1], "[1.5]"),
         ([1, np.inf, 1], "[inf]"),
     ],
 )
 def test_bad_rank_values(ranks: list[float], found: str) -> None:
-    """Non-positive, fractional or infinite ranks are refused, showing the bad values."""
-    info = _refused(_frame(rank=ranks), r"column 'rank' \(rank\) must hold positive whole numbers")
+    """Negative, fractional or infinite ranks are refused, showing the bad values."""
+    info = _refused(_frame(rank=ranks), r"column 'rank' \(rank\) must hold whole numbers >= 0")
     assert f"found {found}" in str(info.value)
     assert "NaN" in str(info.value)  # tells how to mark judged-but-unretrieved rows
 

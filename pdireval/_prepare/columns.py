@@ -2,20 +2,31 @@
 
 A long frame holds one row per (query, doc) pair that is retrieved and/or judged,
 optionally per run. Each column plays a *role*; :class:`ColumnMap` says which
-column plays which role. Roles left unset resolve to the default column name or,
-when that column is absent, to one of the common synonyms of the ecosystem.
+column plays which role. Roles left unset resolve to the roles recorded by
+:func:`pdireval.merge_qrels` on the frame it built, else to the default column name
+or, when that column is absent, to one of the common synonyms of the ecosystem.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
+from typing import Any, Literal
 
 import pandas as pd
 
 from pdireval._errors import SchemaError
 
-__all__ = ["DEFAULT_COLUMNS", "SYNONYMS", "ColumnMap", "ResolvedColumns", "as_column_map"]
+__all__ = [
+    "ATTRS_KEY",
+    "DEFAULT_COLUMNS",
+    "ROLES",
+    "SYNONYMS",
+    "ColumnMap",
+    "ResolvedColumns",
+    "as_column_map",
+    "check_frame",
+]
 
 ROLES = ("query", "doc", "rank", "rel", "score", "run", "known")
 
@@ -27,18 +38,25 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "run": ("system",),
 }
 
+#: Key of ``DataFrame.attrs`` under which merge_qrels records the roles it used.
+ATTRS_KEY = "pdireval"
+
+Column = str | Literal[False] | None
+
 
 @dataclass(frozen=True)
 class ColumnMap:
-    """Which column of a frame plays which role; ``None`` means the default column.
+    """Which column of a frame plays which role.
 
     Parameters
     ----------
-    query, doc, rank, rel, score, run, known : str, optional
-        Column names. An unset role resolves to the column named like the role
-        (``"query"``, ``"doc"``, ...) or, when that is absent, to a synonym:
-        ``qid``/``query_id``, ``docno``/``doc_id``, ``relevance``/``label``,
-        ``system``.
+    query, doc, rank, rel, score, run, known : str, False or None
+        A column name; ``None`` (default) for the column named like the role
+        (``"query"``, ``"doc"``, ...) or, when that is absent, a synonym
+        (``qid``/``query_id``, ``docno``/``doc_id``, ``relevance``/``label``,
+        ``system``); ``False`` for "this frame has no such column" even if one of
+        those names exists -- e.g. ``rank=False`` ranks by score although the frame
+        has a rank column.
 
     Examples
     --------
@@ -46,29 +64,67 @@ class ColumnMap:
     ColumnMap(query='qid', doc=None, rank=None, rel='label', score=None, run=None, known=None)
     """
 
-    query: str | None = None
-    doc: str | None = None
-    rank: str | None = None
-    rel: str | None = None
-    score: str | None = None
-    run: str | None = None
-    known: str | None = None
+    query: Column = None
+    doc: Column = None
+    rank: Column = None
+    rel: Column = None
+    score: Column = None
+    run: Column = None
+    known: Column = None
 
-    def remap(self, **names: str | None) -> ColumnMap:
+    @classmethod
+    def pyterrier(cls) -> ColumnMap:
+        """The roles of PyTerrier's result frames: ids in ``qid``/``docno``, ranked by score.
+
+        PyTerrier results carry the query *text* in ``query`` and the query id in
+        ``qid``, and a 0-based ``rank`` derived from the scores. PyTerrier's own
+        evaluation (through ir_measures and trec_eval) ranks by score with ties by doc id
+        descending, so this mapping ignores the rank column to give the same numbers.
+
+        Examples
+        --------
+        >>> import pandas as pd, pdireval
+        >>> res = pd.DataFrame({"qid": ["1", "1"], "docno": ["d1", "d2"],
+        ...                     "query": ["text", "text"], "score": [2.0, 1.0],
+        ...                     "rank": [0, 1]})
+        >>> qrels = pd.DataFrame({"qid": ["1"], "docno": ["d2"], "label": [1]})
+        >>> merged = pdireval.merge_qrels(res, qrels, columns=ColumnMap.pyterrier())
+        >>> merged.ireval.evaluate(["AP", "RR"])
+        metric   AP   RR
+        qid
+        1       0.5  0.5
+        """
+        return cls(query="qid", doc="docno", rank=False)
+
+    def remap(self, **names: Column) -> ColumnMap:
         """Return a copy with the given roles mapped to new column names (``None`` keeps)."""
         unknown = sorted(set(names) - set(ROLES))
         if unknown:
             msg = f"unknown column role(s) {unknown}; the roles are {list(ROLES)}"
             raise SchemaError(msg)
+        for role, name in names.items():
+            if not (name is None or name is False or isinstance(name, str)):
+                msg = (
+                    f"{role}={name!r}: give a column name (str), False for no such column, "
+                    "or None for the default"
+                )
+                raise SchemaError(msg)
         return replace(self, **{role: name for role, name in names.items() if name is not None})
 
     def resolve(self, frame: pd.DataFrame) -> ResolvedColumns:
         """Find the column of each role in ``frame``; raise :class:`SchemaError` when unclear."""
+        check_frame(frame)
+        duplicated = sorted({str(c) for c in frame.columns[frame.columns.duplicated()]})
         present = set(frame.columns)
+        recorded = _recorded_roles(frame)
         found: dict[str, str | None] = {}
         for field in fields(self):
             role, explicit = field.name, getattr(self, field.name)
-            if explicit is not None:
+            if explicit is None and role in recorded:
+                explicit = recorded[role]
+            if explicit is False:
+                found[role] = None
+            elif explicit is not None:
                 if explicit not in present:
                     msg = (
                         f"column {explicit!r} given for role {role!r} is not in the frame "
@@ -76,18 +132,59 @@ class ColumnMap:
                     )
                     raise SchemaError(msg)
                 found[role] = explicit
-            elif role in present:
-                found[role] = role
             else:
-                candidates = [name for name in SYNONYMS.get(role, ()) if name in present]
-                if len(candidates) > 1:
-                    msg = (
-                        f"columns {candidates} could both be the {role!r} column; "
-                        f"choose one with df.ireval({role}={candidates[0]!r})"
-                    )
-                    raise SchemaError(msg)
-                found[role] = candidates[0] if candidates else None
-        return ResolvedColumns(**found)
+                found[role] = _default_column(role, present)
+        resolved = ResolvedColumns(**found)
+        resolved.check_distinct(duplicated)
+        return resolved
+
+
+def _default_column(role: str, present: set[Any]) -> str | None:
+    """The default column of ``role`` if present (it always wins), else its one synonym."""
+    if role in present:
+        return role
+    candidates = [name for name in SYNONYMS.get(role, ()) if name in present]
+    if len(candidates) > 1:
+        msg = (
+            f"columns {candidates} could both be the {role!r} column; choose one with "
+            f"df.ireval({role}={candidates[0]!r}) or columns={{'{role}': {candidates[0]!r}}}"
+        )
+        raise SchemaError(msg)
+    return candidates[0] if candidates else None
+
+
+def _recorded_roles(frame: pd.DataFrame) -> dict[str, str | Literal[False]]:
+    """The roles :func:`pdireval.merge_qrels` recorded on the frame it built, if present."""
+    recorded = frame.attrs.get(ATTRS_KEY, {}).get("columns", {})
+    present = set(frame.columns)
+    return {
+        role: name
+        for role, name in recorded.items()
+        if role in ROLES and (name is False or name in present)
+    }
+
+
+def check_frame(frame: object) -> None:
+    """Refuse anything but a pandas DataFrame, saying what was given and what to do."""
+    if isinstance(frame, pd.DataFrame):
+        return
+    kind = type(frame)
+    module = kind.__module__.split(".")[0]
+    if module == "dask":
+        fix = (
+            "for dask DataFrames use the Dask backend: import pdireval.dask, then "
+            "ddf.ireval.evaluate(...) or pdireval.dask.merge_qrels(...)"
+        )
+    elif isinstance(frame, pd.Series):
+        fix = "pass the DataFrame the Series came from (or series.to_frame())"
+    elif module == "polars":
+        fix = "convert it first with .to_pandas()"
+    elif isinstance(frame, Mapping | list | tuple):
+        fix = "build one first, e.g. pd.DataFrame(data)"
+    else:
+        fix = "pass a pandas DataFrame with query, doc, rank or score, and rel columns"
+    msg = f"expected a pandas DataFrame, got {kind.__module__}.{kind.__qualname__}; {fix}"
+    raise SchemaError(msg)
 
 
 DEFAULT_COLUMNS = ColumnMap()
@@ -104,6 +201,38 @@ class ResolvedColumns:
     score: str | None
     run: str | None
     known: str | None
+
+    def roles(self) -> dict[str, str | None]:
+        """Role -> column name (None for absent roles)."""
+        return {field.name: getattr(self, field.name) for field in fields(self)}
+
+    def explicit(self) -> ColumnMap:
+        """A column map that resolves to exactly these columns in any frame with them."""
+        return ColumnMap(
+            **{r: (name if name is not None else False) for r, name in self.roles().items()}
+        )
+
+    def check_distinct(self, duplicated: list[str]) -> None:
+        """Refuse a column playing two roles, or a role played by a duplicated column label."""
+        by_column: dict[str, list[str]] = {}
+        for role, name in self.roles().items():
+            if name is not None:
+                by_column.setdefault(name, []).append(role)
+                if name in duplicated:
+                    msg = (
+                        f"the frame has several columns named {name!r} (the {role!r} column); "
+                        "rename them so that each name is used once, e.g. "
+                        "df.columns = [...] or df.loc[:, ~df.columns.duplicated()]"
+                    )
+                    raise SchemaError(msg)
+        for name, roles in by_column.items():
+            if len(roles) > 1:
+                msg = (
+                    f"column {name!r} would be used for the roles {roles}; each role needs "
+                    f"its own column: map them to different columns, e.g. "
+                    f"df.ireval({roles[0]}=..., {roles[1]}=...)"
+                )
+                raise SchemaError(msg)
 
     def require(self, frame: pd.DataFrame, *roles: str, fix: str | None = None) -> None:
         """Raise :class:`SchemaError` naming the first role in ``roles`` without a column.
@@ -127,7 +256,7 @@ class ResolvedColumns:
                 raise SchemaError(msg)
 
 
-def as_column_map(columns: ColumnMap | Mapping[str, str] | None) -> ColumnMap:
+def as_column_map(columns: ColumnMap | Mapping[str, Any] | None) -> ColumnMap:
     """Accept a :class:`ColumnMap`, a ``{role: column}`` mapping or ``None``."""
     if columns is None:
         return DEFAULT_COLUMNS

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from pdireval._errors import SchemaError
-from pdireval._prepare.columns import ColumnMap, as_column_map
+from pdireval._prepare.columns import ATTRS_KEY, ColumnMap, ResolvedColumns, as_column_map
 from pdireval._prepare.keys import id_keys, spread
 from pdireval._prepare.ranking import check_no_nulls, labels_of
 from pdireval._prepare.take import take
@@ -19,6 +21,7 @@ _SPARE_BITS = 8  # lookup table of ~256 slots per judged doc: <1% of unjudged ro
 _MAX_TABLE_BITS = 22  # at most 4 MB, so that lookups stay in the CPU cache
 _PAIR_MIX = np.uint64(0xBF58476D1CE4E5B9)
 _LOOKUP_BLOCK = 1 << 16
+_SHOWN = 10  # ids named in messages and recorded on a merged frame
 
 
 def merge_qrels(
@@ -49,6 +52,19 @@ def merge_qrels(
         did not retrieve, with missing rank/score. Column names are those of ``run``
         plus the qrels' rel column. Neither input is modified.
 
+        ``result.attrs["pdireval"]`` records the column roles used (``"columns"``),
+        which evaluating the result uses for the roles you do not map again, and how
+        the run's queries overlap the judged ones (``"queries"``: counts ``run``,
+        ``qrels`` and ``both``, and up to ten ``run_only`` ids -- run queries without
+        any judgment, which the default query policy leaves out).
+
+    Raises
+    ------
+    SchemaError
+        Missing or ambiguous columns, missing ids, ids of kinds that can never match,
+        a (query, doc) judged twice, or a non-empty run that shares no query -- or no
+        document -- with the qrels (the ids of both sides are named).
+
     Examples
     --------
     >>> import pandas as pd, pdireval
@@ -62,6 +78,20 @@ def merge_qrels(
     """
     run_cols = as_column_map(columns).resolve(run)
     qrels_cols = as_column_map(qrels_columns).resolve(qrels)
+    return merge_resolved(run, qrels, run_cols, qrels_cols)
+
+
+def merge_resolved(
+    run: pd.DataFrame,
+    qrels: pd.DataFrame,
+    run_cols: ResolvedColumns,
+    qrels_cols: ResolvedColumns,
+    *,
+    check_overlap: bool = True,
+) -> pd.DataFrame:
+    """:func:`merge_qrels` with the column roles resolved (``check_overlap``: refuse a run
+    that shares no query or document with the qrels)."""
+    _refuse_mismatched_roles(run, qrels, run_cols, qrels_cols)
     run_cols.require(run, "query", "doc", fix="columns={'%s': '<column>'}")
     qrels_cols.require(qrels, "query", "doc", "rel", fix="qrels_columns={'%s': '<column>'}")
     check_no_nulls(run, run_cols)
@@ -87,6 +117,9 @@ def merge_qrels(
 
     run_pairs = (run[run_cols.query], run[run_cols.doc])
     row, judgment = _match(run_pairs, (q_query, q_doc), judged, convert)
+    overlap = _query_overlap(run_pairs[0], q_query)
+    if check_overlap and len(run):
+        _refuse_no_overlap(overlap, run_pairs, (q_query, q_doc), row)
     if run_cols.run is not None:
         run_codes, run_ids = pd.factorize(run[run_cols.run], sort=True)
     else:
@@ -111,7 +144,114 @@ def merge_qrels(
     if rank_name is not None and pd.api.types.is_integer_dtype(run[rank_name].dtype):
         result[rank_name] = _nullable_ints(result[rank_name].to_numpy(dtype=np.float64))
     result[rel_name] = _labels_column(labels, row, judgment, len(run), missing_judgment)
+    roles: dict[str, str | bool] = {
+        role: name if name is not None else False for role, name in run_cols.roles().items()
+    }
+    roles["rel"] = rel_name
+    result.attrs = {ATTRS_KEY: {"columns": roles, "queries": overlap.summary()}}
     return result
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """How the distinct query ids of a run and of its qrels overlap."""
+
+    run: int
+    qrels: int
+    both: int
+    run_only: list[Any]  # up to _SHOWN run query ids without any judgment
+    qrels_examples: list[Any]  # up to _SHOWN qrels query ids
+
+    def summary(self) -> dict[str, Any]:
+        """The counts and the run-only examples, as recorded on a merged frame."""
+        return {"run": self.run, "qrels": self.qrels, "both": self.both, "run_only": self.run_only}
+
+
+def _distinct(ids: pd.Series) -> tuple[np.ndarray | None, np.ndarray]:
+    """Keys of the distinct ids (None when the dtype has none) and a row of each id."""
+    keys = id_keys(ids)
+    if keys is None:
+        _, rows = np.unique(pd.factorize(ids)[0], return_index=True)
+        return None, rows
+    if not len(keys):
+        return keys, np.zeros(0, dtype=np.int64)
+    changes = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])  # first row of each block
+    unique, first = np.unique(keys[changes], return_index=True)
+    return unique, changes[first]
+
+
+def _query_overlap(run_query: pd.Series, qrels_query: pd.Series) -> Overlap:
+    run_keys, run_rows = _distinct(run_query)
+    qrels_keys, qrels_rows = _distinct(qrels_query)
+    if run_keys is None or qrels_keys is None:  # compare the ids themselves
+        qrels_ids = _as_python_objects(take(qrels_query, qrels_rows))
+        common = pd.Index(_as_python_objects(take(run_query, run_rows))).isin(qrels_ids)
+    else:
+        common = np.isin(run_keys, qrels_keys)
+    only = run_rows[~np.asarray(common)][:_SHOWN]
+    return Overlap(
+        run=len(run_rows),
+        qrels=len(qrels_rows),
+        both=int(np.count_nonzero(common)),
+        run_only=take(run_query, np.sort(only)).tolist(),
+        qrels_examples=take(qrels_query, np.sort(qrels_rows)[:_SHOWN]).tolist(),
+    )
+
+
+def _refuse_no_overlap(
+    overlap: Overlap,
+    run_ids: tuple[pd.Series, pd.Series],
+    qrels_ids: tuple[pd.Series, pd.Series],
+    matched: np.ndarray,
+) -> None:
+    """A non-empty run must share queries, and documents, with its qrels."""
+    if overlap.both == 0:
+        msg = (
+            f"none of the run's {overlap.run} queries is in the qrels ({overlap.qrels} "
+            f"queries): run query ids e.g. {overlap.run_only[:3]}, qrels query ids e.g. "
+            f"{overlap.qrels_examples[:3]}; both must use the same ids (check the columns "
+            "used as query ids, and leading zeros, prefixes or the dtype)"
+        )
+        raise SchemaError(msg)
+    if len(matched) == 0:
+        run_docs = take(run_ids[1], np.arange(min(3, len(run_ids[1])))).tolist()
+        qrels_docs = take(qrels_ids[1], np.arange(min(3, len(qrels_ids[1])))).tolist()
+        msg = (
+            f"none of the run's documents is judged in the qrels, although {overlap.both} "
+            f"queries are in both: run doc ids e.g. {run_docs}, qrels doc ids e.g. "
+            f"{qrels_docs}; both must use the same document ids (check the columns used "
+            "as doc ids, e.g. PyTerrier's 'docno' rather than its internal 'docid')"
+        )
+        raise SchemaError(msg)
+
+
+def _refuse_mismatched_roles(
+    run: pd.DataFrame, qrels: pd.DataFrame, run_cols: ResolvedColumns, qrels_cols: ResolvedColumns
+) -> None:
+    """Refuse ids read from differently named columns when the other name exists too.
+
+    PyTerrier's results hold the query text in ``query`` and the id in ``qid``, its
+    qrels only ``qid``: by the default rules the run's ids would be the texts and the
+    qrels' the ids, and no judgment would ever match.
+    """
+    for role in ("query", "doc"):
+        mine, theirs = getattr(run_cols, role), getattr(qrels_cols, role)
+        if mine is None or theirs is None or mine == theirs:
+            continue
+        if theirs in run.columns or mine in qrels.columns:
+            pyterrier = role == "query" and {mine, theirs} == {"query", "qid"}
+            fix = (
+                "columns=pdireval.ColumnMap.pyterrier() (PyTerrier keeps the query text "
+                "in 'query' and its id in 'qid')"
+                if pyterrier
+                else f"columns={{'{role}': {theirs!r}}} or qrels_columns={{'{role}': {mine!r}}}"
+            )
+            msg = (
+                f"the run's {role} ids would be read from column {mine!r} but the qrels' "
+                f"from {theirs!r}, and the {'run' if theirs in run.columns else 'qrels'} "
+                f"has both; say which column holds the {role} ids with {fix}"
+            )
+            raise SchemaError(msg)
 
 
 def _labels_column(

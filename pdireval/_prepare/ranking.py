@@ -26,6 +26,9 @@ __all__ = ["Prepared", "check_no_nulls", "known_flags", "labels_of", "prepare"]
 FloatArray = np.ndarray
 IntArray = np.ndarray
 
+#: Ranks from here on are replaced by their order (they would not pack next to a group code).
+_LARGEST_PACKED_RANK = float(2**31)
+
 
 @dataclass(frozen=True)
 class Prepared:
@@ -317,16 +320,26 @@ def known_flags(frame: pd.DataFrame, name: str | None) -> np.ndarray:
 
 
 def _ranks(values: pd.Series, name: str, validate: bool) -> FloatArray:
+    """Ranks as float64 keys (NaN = not retrieved): 1-based, 0-based or any increasing numbers.
+
+    Whole numbers too large to pack next to a group code (or to hold exactly in a
+    float64) are replaced by their order among all ranks, which keeps every ranking.
+    """
     rank = _numeric(values, name, "rank")
     if validate:
         finite = rank[~np.isnan(rank)]
-        bad = finite[(finite < 1) | (finite != np.round(finite)) | ~np.isfinite(finite)]
+        bad = finite[(finite < 0) | (finite != np.round(finite)) | ~np.isfinite(finite)]
         if len(bad):
             msg = (
-                f"column {name!r} (rank) must hold positive whole numbers (1 = top), "
+                f"column {name!r} (rank) must hold whole numbers >= 0 (1 or 0 = top), "
                 f"found {bad[:3].tolist()}; leave it empty (NaN) for judged but unretrieved rows"
             )
             raise SchemaError(msg)
+    if len(rank) and np.nanmax(rank, initial=0.0) >= _LARGEST_PACKED_RANK:
+        if not pd.api.types.is_integer_dtype(values.dtype):
+            values = pd.Series(rank)  # floats: their order is all there is
+        codes, _ = pd.factorize(values, sort=True, use_na_sentinel=True)
+        rank = np.where(codes < 0, np.nan, codes.astype(np.float64))
     return rank
 
 
