@@ -37,6 +37,13 @@ import pandas as pd
 
 from pdireval._errors import MetricError, SchemaError
 from pdireval._prepare.columns import ColumnMap, as_column_map
+from pdireval._prepare.ranking import (
+    check_no_nulls,
+    check_unique_docs,
+    group_codes,
+    labels_of,
+    ranking_key,
+)
 
 __all__ = ["kendall", "rank_correlation", "spearman", "system_correlation", "tau_ap"]
 
@@ -345,17 +352,6 @@ def tau_ap(x: Any, y: Any, *, descending: bool = False) -> float:
 # --------------------------------------------------------------------------- per query
 
 
-def _ranking_key(frame: pd.DataFrame, rank: str | None, score: str | None) -> np.ndarray:
-    """Ascending = higher in the ranking: the rank, or minus the score (ties stay ties)."""
-    column = rank if rank is not None else score
-    values = frame[column]
-    if not pd.api.types.is_numeric_dtype(values.dtype) or pd.api.types.is_bool_dtype(values.dtype):
-        msg = f"column {column!r} must be numeric to rank by, found dtype {values.dtype}"
-        raise SchemaError(msg)
-    key = values.to_numpy(dtype=np.float64, na_value=np.nan)
-    return key if rank is not None else -key
-
-
 def rank_correlation(
     frame: pd.DataFrame,
     run_a: Any = None,
@@ -427,66 +423,49 @@ def rank_correlation(
     if resolved.rank is None and resolved.score is None:
         msg = f"neither a 'rank' nor a 'score' column found (columns: {list(frame.columns)})"
         raise SchemaError(msg)
-    part_a = _run_rows(frame, resolved.run, run_a)
-    key_a = _ranking_key(part_a, resolved.rank, resolved.score)
-    if run_b is None:
+    rows_a = _run_rows(frame, resolved.run, run_a)
+    rows_b = None if run_b is None else _run_rows(frame, resolved.run, run_b)
+    check_no_nulls(frame, resolved)
+    check_unique_docs(frame, resolved, group_codes(frame, resolved)[0])
+    key = ranking_key(frame, resolved, validate=True)  # ties stay ties: no doc id order
+    if rows_b is None:
         resolved.require(frame, "rel")
-        label = part_a[resolved.rel].to_numpy(dtype=np.float64, na_value=np.nan)
-        keep = ~np.isnan(key_a) & (label >= 0)
-        rows, x, y = part_a[keep], key_a[keep], -label[keep]
+        label = labels_of(frame[resolved.rel], resolved.rel)[rows_a]
+        keep = ~np.isnan(key[rows_a]) & (label >= 0)
+        rows, x, y = rows_a[keep], key[rows_a][keep], -label[keep]
+        query = frame[resolved.query].to_numpy()[rows]
     else:
-        part_b = _run_rows(frame, resolved.run, run_b)
-        key_b = _ranking_key(part_b, resolved.rank, resolved.score)
-        left = pd.DataFrame(
-            {"q": part_a[resolved.query].to_numpy(), "d": part_a[resolved.doc].to_numpy()}
-        ).assign(x=key_a)
-        right = pd.DataFrame(
-            {"q": part_b[resolved.query].to_numpy(), "d": part_b[resolved.doc].to_numpy()}
-        ).assign(y=key_b)
-        _refuse_repeats(left, run_a)
-        _refuse_repeats(right, run_b)
+        ids = frame[[resolved.query, resolved.doc]]
+        left = ids.iloc[rows_a].set_axis(["q", "d"], axis=1).assign(x=key[rows_a])
+        right = ids.iloc[rows_b].set_axis(["q", "d"], axis=1).assign(y=key[rows_b])
         both = left.dropna().merge(right.dropna(), on=["q", "d"])
-        rows = both.rename(columns={"q": resolved.query})
-        x, y = both["x"].to_numpy(), both["y"].to_numpy()
-    if run_b is None:
-        _refuse_repeats(pd.DataFrame({"q": rows[resolved.query], "d": rows[resolved.doc]}), run_a)
-    codes, ids = pd.factorize(rows[resolved.query], sort=True)
-    values = _correlate(method, codes.astype(np.int64), x, y, len(ids))
-    index = pd.Index(ids, name=resolved.query)
+        query, x, y = both["q"].to_numpy(), both["x"].to_numpy(), both["y"].to_numpy()
+    codes, ids_sorted = pd.factorize(pd.Series(query, dtype=frame[resolved.query].dtype), sort=True)
+    values = _correlate(method, codes.astype(np.int64), x, y, len(ids_sorted))
+    index = pd.Index(ids_sorted, name=resolved.query)
     return pd.Series(values, index=index, name=method, dtype=np.float64)
 
 
-def _run_rows(frame: pd.DataFrame, run_column: str | None, run: Any) -> pd.DataFrame:
+def _run_rows(frame: pd.DataFrame, run_column: str | None, run: Any) -> np.ndarray:
+    """Positions of the rows of ``run`` (all rows when the frame holds one ranking)."""
     if run is None:
         if run_column is not None and frame[run_column].nunique() > 1:
             runs = sorted(frame[run_column].unique().tolist())
             msg = f"the frame holds several runs {runs}; name the run(s) to correlate"
             raise SchemaError(msg)
-        return frame
+        return np.arange(len(frame))
     if run_column is None:
         msg = (
             f"run {run!r} given but the frame has no run column (columns: "
             f"{list(frame.columns)}); map it with df.ireval(run='<column>')"
         )
         raise SchemaError(msg)
-    mask = (frame[run_column] == run).to_numpy()
-    if not mask.any():
+    rows = np.flatnonzero((frame[run_column] == run).to_numpy())
+    if not len(rows):
         runs = sorted(frame[run_column].unique().tolist())
         msg = f"run {run!r} not found in column {run_column!r}; its runs are {runs}"
         raise SchemaError(msg)
-    return frame[mask]
-
-
-def _refuse_repeats(pairs: pd.DataFrame, run: Any) -> None:
-    repeated = pairs.duplicated(subset=["q", "d"])
-    if repeated.any():
-        first = pairs[repeated.to_numpy()].iloc[0]
-        where = f" of run {run!r}" if run is not None else ""
-        msg = (
-            f"document {first['d']!r} appears more than once in query {first['q']!r}{where}; "
-            "each document may be ranked once per query: drop the duplicates"
-        )
-        raise SchemaError(msg)
+    return rows
 
 
 # --------------------------------------------------------------------------- systems

@@ -201,7 +201,7 @@ def test_rank_correlation_errors() -> None:
     with pytest.raises(SchemaError, match="no run column"):
         pdireval.rank_correlation(frame.drop(columns="run"), "a", "b")
     doubled = pd.concat([frame, frame.iloc[[0]]])
-    with pytest.raises(SchemaError, match="'d1' appears more than once in query 'q1' of run"):
+    with pytest.raises(SchemaError, match=r"1 duplicate \(run, query, doc\) row.*'doc': 'd1'"):
         pdireval.rank_correlation(doubled, "ideal", "new")
 
 

@@ -21,7 +21,16 @@ from pdireval._prepare.positions import TieBreak, judged_positions
 from pdireval._prepare.ranked import Ranked
 from pdireval._prepare.take import take
 
-__all__ = ["Prepared", "check_no_nulls", "known_flags", "labels_of", "prepare"]
+__all__ = [
+    "Prepared",
+    "check_no_nulls",
+    "check_unique_docs",
+    "group_codes",
+    "known_flags",
+    "labels_of",
+    "prepare",
+    "ranking_key",
+]
 
 FloatArray = np.ndarray
 IntArray = np.ndarray
@@ -65,11 +74,11 @@ def prepare(frame: pd.DataFrame, columns: ResolvedColumns, options: Evaluation) 
         raise SchemaError(msg)
 
     check_no_nulls(frame, columns)
-    group, index = _group_codes(frame, columns)
+    group, index = group_codes(frame, columns)
     n_groups = len(index)
     label = labels_of(frame[columns.rel], columns.rel, validate)
 
-    order_key = _ranking_key(frame, columns, validate)
+    order_key = ranking_key(frame, columns, validate)
     retrieved = ~np.isnan(order_key)
     judged = ~np.isnan(label)
     if validate and not np.all(retrieved | judged):
@@ -108,7 +117,7 @@ def prepare(frame: pd.DataFrame, columns: ResolvedColumns, options: Evaluation) 
     if validate and len(repeated):
         _refuse_repeated_ranks(frame, columns, frame_rows(repeated))
     if validate:
-        _check_unique_docs(frame, columns, group)
+        check_unique_docs(frame, columns, group)
 
     has_retrieved = num_ret > 0  # before -M and -J, which never change the query set
     max_rank = options.max_rank
@@ -165,7 +174,7 @@ def _query_policy(
     return keep, blank
 
 
-def _ranking_key(frame: pd.DataFrame, columns: ResolvedColumns, validate: bool) -> FloatArray:
+def ranking_key(frame: pd.DataFrame, columns: ResolvedColumns, validate: bool) -> FloatArray:
     """Ascending = better: the rank, or minus the score; NaN = not retrieved."""
     if columns.rank is not None:
         return _ranks(frame[columns.rank], columns.rank, validate)
@@ -238,7 +247,7 @@ def _factorize_sorted(values: pd.Series) -> tuple[IntArray, pd.Index]:
     return _narrow(codes), pd.Index(uniques)
 
 
-def _group_codes(frame: pd.DataFrame, columns: ResolvedColumns) -> tuple[IntArray, pd.Index]:
+def group_codes(frame: pd.DataFrame, columns: ResolvedColumns) -> tuple[IntArray, pd.Index]:
     """Factorize (run, query) into dense codes ordered like the sorted ids."""
     query_codes, query_ids = _factorize_sorted(frame[columns.query])
     query_index = pd.Index(query_ids, name=columns.query)
@@ -356,7 +365,7 @@ def _refuse_repeated_ranks(frame: pd.DataFrame, columns: ResolvedColumns, rows: 
     raise SchemaError(msg)
 
 
-def _check_unique_docs(frame: pd.DataFrame, columns: ResolvedColumns, group: IntArray) -> None:
+def check_unique_docs(frame: pd.DataFrame, columns: ResolvedColumns, group: IntArray) -> None:
     repeated = repeated_rows(group, frame[columns.doc])
     if len(repeated):
         keys = ([columns.run] if columns.run else []) + [columns.query, columns.doc]
