@@ -430,7 +430,7 @@ def rank_correlation(
     key = ranking_key(frame, resolved, validate=True)  # ties stay ties: no doc id order
     if rows_b is None:
         resolved.require(frame, "rel")
-        label = labels_of(frame[resolved.rel], resolved.rel)[rows_a]
+        label = labels_of(frame[resolved.rel], resolved.name("rel"))[rows_a]
         keep = ~np.isnan(key[rows_a]) & (label >= 0)
         rows, x, y = rows_a[keep], key[rows_a][keep], -label[keep]
         query = frame[resolved.query].to_numpy()[rows]

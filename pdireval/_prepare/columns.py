@@ -234,6 +234,14 @@ class ResolvedColumns:
                 )
                 raise SchemaError(msg)
 
+    def name(self, role: str) -> str:
+        """The column of ``role``, which :meth:`require` has checked to exist."""
+        column = getattr(self, role)
+        if column is None:
+            msg = f"no column plays the role {role!r}; map one with df.ireval({role}='<column>')"
+            raise SchemaError(msg)
+        return str(column)
+
     def require(self, frame: pd.DataFrame, *roles: str, fix: str | None = None) -> None:
         """Raise :class:`SchemaError` naming the first role in ``roles`` without a column.
 

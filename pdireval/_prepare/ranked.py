@@ -88,7 +88,8 @@ class Ranked:
         """
         judged = rankings if judged is None else judged
         group = np.repeat(np.arange(len(rankings)), [len(r) for r in rankings])
-        position = np.concatenate([np.arange(1, len(r) + 1) for r in rankings] or [[]])
+        starts = [np.arange(1, len(r) + 1) for r in rankings]
+        position = np.concatenate(starts) if starts else np.zeros(0, dtype=np.int64)
         judged_group = np.repeat(np.arange(len(judged)), [len(j) for j in judged])
         labels = np.array([x for r in rankings for x in r], dtype=np.float64)
         return cls(
@@ -109,7 +110,8 @@ class Ranked:
         """Return ``compute()`` once per key and call, so metrics of one call share work."""
         if key not in self._cache:
             self._cache[key] = compute()
-        return self._cache[key]  # type: ignore[no-any-return]
+        value: T = self._cache[key]
+        return value
 
     def per_query_sum(self, weights: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
         """Sum ``weights`` of the rows per group (optionally only where ``mask``)."""
@@ -128,7 +130,7 @@ class Ranked:
             return total
         starts = self.cached("starts", lambda: np.flatnonzero(block_starts(self.group)))
         before = total[starts] - mask[starts]
-        return total - np.repeat(before, np.diff(np.r_[starts, len(total)]))  # type: ignore[no-any-return]
+        return total - np.repeat(before, np.diff(np.r_[starts, len(total)]))
 
     def relevant(self, rel: int) -> np.ndarray:
         """Mask of the rows whose label is at least ``rel`` (never a negative label)."""

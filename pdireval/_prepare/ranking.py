@@ -76,7 +76,7 @@ def prepare(frame: pd.DataFrame, columns: ResolvedColumns, options: Evaluation) 
     check_no_nulls(frame, columns)
     group, index = group_codes(frame, columns)
     n_groups = len(index)
-    label = labels_of(frame[columns.rel], columns.rel, validate)
+    label = labels_of(frame[columns.rel], columns.name("rel"), validate)
 
     order_key = ranking_key(frame, columns, validate)
     retrieved = ~np.isnan(order_key)
@@ -178,7 +178,7 @@ def ranking_key(frame: pd.DataFrame, columns: ResolvedColumns, validate: bool) -
     """Ascending = better: the rank, or minus the score; NaN = not retrieved."""
     if columns.rank is not None:
         return _ranks(frame[columns.rank], columns.rank, validate)
-    return -_numeric(frame[columns.score], columns.score, "score")
+    return -_numeric(frame[columns.score], columns.name("score"), "score")
 
 
 def _as_range(mask: np.ndarray) -> slice | IntArray:
@@ -368,7 +368,8 @@ def _refuse_repeated_ranks(frame: pd.DataFrame, columns: ResolvedColumns, rows: 
 def check_unique_docs(frame: pd.DataFrame, columns: ResolvedColumns, group: IntArray) -> None:
     repeated = repeated_rows(group, frame[columns.doc])
     if len(repeated):
-        keys = ([columns.run] if columns.run else []) + [columns.query, columns.doc]
+        roles = ("run", "query", "doc") if columns.run else ("query", "doc")
+        keys = [columns.name(role) for role in roles]
         first = repeated[0]
         where = {key: frame[key].iloc[first] for key in keys}
         scope = "run and query" if columns.run else "query"

@@ -62,7 +62,7 @@ def number_above(minimum: float) -> Callable[[str, Any], float]:
     return check
 
 
-def plain_number(value: float) -> int | float:
+def plain_number(value: float | np.number) -> int | float:
     """``10.0`` -> ``10`` and ``np.float64(0.5)`` -> ``0.5``: equal values get equal labels."""
     value = float(value)
     return int(value) if value.is_integer() else value
@@ -158,7 +158,7 @@ class Family:
         """Return the metric of this family with the given parameters (no cutoff yet)."""
         return self._metric(params, None)
 
-    def __matmul__(self, k: int) -> Metric:
+    def __matmul__(self, k: float) -> Metric:
         return self._metric({}, k)
 
     @property
@@ -166,7 +166,7 @@ class Family:
         """The metric with every parameter at its default and no cutoff."""
         return self._metric({}, None)
 
-    def _metric(self, params: Mapping[str, Any], k: int | None) -> Metric:
+    def _metric(self, params: Mapping[str, Any], k: float | None) -> Metric:
         unknown = sorted(set(params) - set(self.params))
         if unknown:
             import difflib
@@ -204,7 +204,7 @@ class Metric:
 
     family: Family
     params: tuple[tuple[str, Any], ...]
-    k: int | None
+    k: int | float | None  # a rank (int) or, for recall-level families, a level
 
     def __post_init__(self) -> None:
         if self.k is None:
@@ -225,11 +225,11 @@ class Metric:
             msg = f"{self.family.name} takes no cutoff; use {self.family.name} without @{self.k}"
             raise MetricError(msg)
 
-    def at(self, k: int) -> Metric:
+    def at(self, k: float) -> Metric:
         """Return this metric with cutoff ``k``."""
         return Metric(self.family, self.params, k)
 
-    def __matmul__(self, k: int) -> Metric:
+    def __matmul__(self, k: float) -> Metric:
         return self.at(k)
 
     @property

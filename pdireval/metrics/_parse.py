@@ -6,7 +6,7 @@ import ast
 import difflib
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 from pdireval._errors import MetricError
 from pdireval.metrics._base import REGISTRY, Family, Metric
@@ -47,8 +47,8 @@ def _did_you_mean(name: str) -> str:
     return f"; did you mean {' or '.join(map(repr, suggestions))}?" if suggestions else ""
 
 
-def _family_of(entry: Family | tuple[Family, dict[str, Any]]) -> Family:
-    return entry[0] if isinstance(entry, tuple) else entry
+def _family_of(entry: object) -> Family:
+    return cast(Family, entry[0] if isinstance(entry, tuple) else entry)
 
 
 def _parse_params(text: str, original: str) -> dict[str, Any]:
@@ -59,7 +59,7 @@ def _parse_params(text: str, original: str) -> dict[str, Any]:
         names = [keyword.arg for keyword in call.keywords]
         if None in names or len(set(names)) != len(names):
             raise ValueError
-        return {keyword.arg: ast.literal_eval(keyword.value) for keyword in call.keywords}
+        return {str(keyword.arg): ast.literal_eval(keyword.value) for keyword in call.keywords}
     except (SyntaxError, ValueError) as error:
         msg = (
             f"cannot read the parameters of {original!r}; write them once each as "
@@ -121,7 +121,7 @@ def parse_metric(spec: MetricLike) -> Metric:
     if family is None:
         suffixed = _SUFFIXED.match(name)
         family = _suffix_names().get(suffixed["base"].lower()) if suffixed else None
-        if family is None:
+        if family is None or suffixed is None:
             msg = f"unknown metric {spec!r}{_did_you_mean(name)}"
             raise MetricError(msg)
         if k_text is not None:
