@@ -35,7 +35,7 @@ from pdireval import _evaluate
 from pdireval._comparison import compare_table
 from pdireval._options import Evaluation, Significance
 from pdireval._prepare.columns import DEFAULT_COLUMNS, ColumnMap, ResolvedColumns, as_column_map
-from pdireval._prepare.merge import _id_kind
+from pdireval._prepare.merge import _id_kind, merge_resolved
 from pdireval._prepare.merge import merge_qrels as merge_frames
 from pdireval._summary import aggregate, summary_table
 from pdireval.metrics import parse_metrics
@@ -285,7 +285,14 @@ def _merge_partition(
                 }
             )
             run = pd.concat([run, pad], ignore_index=True)
-    merged = merge_frames(run, qrels, columns=_explicit(resolved), qrels_columns=qrels_columns)
+    # One partition may hold only queries nobody judged: the overlap is checked on the whole.
+    merged = merge_resolved(
+        run,
+        qrels,
+        _explicit(resolved).resolve(run),
+        qrels_columns.resolve(qrels),
+        check_overlap=False,
+    )
     return merged.astype(meta.dtypes.to_dict())
 
 

@@ -203,3 +203,18 @@ def test_an_empty_run_is_not_an_overlap_error() -> None:
                         "score": pd.Series([], dtype=float)})  # fmt: skip
     qrels = pd.DataFrame({"query": ["1"], "doc": ["a"], "rel": [1]})
     assert pdireval.merge_qrels(run, qrels).ireval.evaluate("AP")["AP"].tolist() == [0.0]
+
+
+@pytest.mark.parametrize("kind", ["float", "mixed"])
+def test_overlap_of_ids_without_keys(kind: str) -> None:
+    """Float or mixed ids (compared as Python objects) are counted and refused alike."""
+    ids = [1.5, 2.5, 1.5, 3.5] if kind == "float" else [1, "b", 1, "c"]
+    run = pd.DataFrame({"query": ids, "doc": ["a", "b", "c", "d"], "score": [4.0, 3, 2, 1]})
+    qrels = pd.DataFrame({"query": [ids[0], ids[0], ids[1]], "doc": ["a", "z", "b"], "rel": 1})
+    merged = pdireval.merge_qrels(run, qrels)
+    assert merged.attrs["pdireval"]["queries"]["both"] == 2
+    assert merged.attrs["pdireval"]["queries"]["run_only"] == [ids[3]]
+    with pytest.raises(pdireval.SchemaError, match="none of the run's 3 queries"):
+        pdireval.merge_qrels(
+            run, qrels.assign(query=[9.5, 9.5, 8.5] if kind == "float" else ["x"] * 3)
+        )

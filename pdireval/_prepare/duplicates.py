@@ -4,25 +4,31 @@ A plain ``DataFrame.duplicated`` on a 7M-row run hashes every doc id into a
 table of millions of entries (seconds). Here each row gets a 64-bit key mixing
 its group code with the doc id's key (:mod:`pdireval._prepare.keys`); the keys are
 sorted and only rows whose keys collide are compared exactly. Where a group's
-rows are contiguous (a run in run order) the keys are sorted a window of
-groups at a time, which keeps the sort in the CPU cache.
+rows are contiguous (a run in run order) the keys are checked a window of
+groups at a time by a hash table that stays in the CPU cache.
 """
 
 from __future__ import annotations
 
+import itertools
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
+from pdireval._prepare.columns import ResolvedColumns
 from pdireval._prepare.keys import id_keys
 from pdireval._prepare.take import take
 
-__all__ = ["repeated_rows"]
+__all__ = ["fingerprint", "repeated_rows"]
 
 _MIX = np.uint64(0xBF58476D1CE4E5B9)
 _WINDOW = 1 << 16  # rows sorted at a time when groups are contiguous
 
 
-def repeated_rows(group: np.ndarray, docs: pd.Series) -> np.ndarray:
+def repeated_rows(
+    group: np.ndarray, docs: pd.Series, *, keys: np.ndarray | None = None
+) -> np.ndarray:
     """Positions of rows whose (group, doc) already occurred in an earlier row.
 
     Parameters
@@ -31,6 +37,9 @@ def repeated_rows(group: np.ndarray, docs: pd.Series) -> np.ndarray:
         Group code of each row.
     docs : Series
         Doc id of each row (same length, no missing values).
+    keys : ndarray of uint64, optional
+        The docs' keys (:func:`~pdireval._prepare.keys.id_keys`) when the caller has
+        them; they are overwritten.
 
     Returns
     -------
@@ -43,8 +52,9 @@ def repeated_rows(group: np.ndarray, docs: pd.Series) -> np.ndarray:
     >>> repeated_rows(np.array([0, 0, 1, 0]), pd.Series(["a", "b", "a", "a"])).tolist()
     [3]
     """
-    categorical = isinstance(docs.dtype, pd.CategoricalDtype)  # codes are keys within a column
-    keys = docs.cat.codes.to_numpy().astype(np.uint64) if categorical else id_keys(docs)
+    if keys is None:
+        categorical = isinstance(docs.dtype, pd.CategoricalDtype)  # codes: keys in a column
+        keys = docs.cat.codes.to_numpy().astype(np.uint64) if categorical else id_keys(docs)
     if keys is None:
         keys = pd.factorize(docs)[0].astype(np.uint64)
     for begin in range(0, len(keys), _WINDOW):  # in pieces: no full-length temporary
@@ -75,9 +85,9 @@ def _may_collide(keys: np.ndarray, group: np.ndarray) -> bool:
     """False when all keys are distinct (True may be wrong only in that direction).
 
     Rows of a group are compared with each other only: the groups whose rows form one
-    block are sorted a window of blocks at a time; the rows of groups split over
-    several blocks (e.g. judged documents appended after a run) are sorted together.
-    With most groups split (shuffled rows) all keys are sorted at once.
+    block are checked a window of blocks at a time; the rows of groups split over
+    several blocks (e.g. judged documents appended after a run) are checked together.
+    With most groups split (shuffled rows) all keys are checked at once.
     """
     if len(keys) < 2:
         return False
@@ -85,23 +95,67 @@ def _may_collide(keys: np.ndarray, group: np.ndarray) -> bool:
     new_block[0] = True
     np.not_equal(group[1:], group[:-1], out=new_block[1:])
     if np.count_nonzero(new_block) * 4 > len(keys):  # small or scattered groups
-        return _has_equal(np.sort(keys))
+        return _has_repeat(keys)
     starts = np.flatnonzero(new_block)
     blocks_of_group = np.bincount(group[starts])
     split = blocks_of_group[group[starts]] > 1
     length = np.diff(np.r_[starts, len(keys)])
     if int(length[split].sum()) * 2 > len(keys):
-        return _has_equal(np.sort(keys))
+        return _has_repeat(keys)
     if split.any():
         split_starts, split_length = starts[split], length[split]
         offset = np.repeat(split_starts - (np.cumsum(split_length) - split_length), split_length)
-        if _has_equal(np.sort(keys[offset + np.arange(len(offset))])):
+        if _has_repeat(keys[offset + np.arange(len(offset))]):
             return True
     at = np.searchsorted(starts, np.arange(0, len(keys), _WINDOW), side="right") - 1
     bounds = starts[np.unique(at)].tolist()
     windows = zip(bounds, [*bounds[1:], len(keys)], strict=True)
-    return any(_has_equal(np.sort(keys[lo:hi])) for lo, hi in windows)
+    return any(_repeats_within(keys[lo:hi]) for lo, hi in windows)
 
 
-def _has_equal(sorted_keys: np.ndarray) -> bool:
-    return bool(np.any(sorted_keys[1:] == sorted_keys[:-1]))
+def _repeats_within(keys: np.ndarray) -> bool:
+    """Whether a key occurs twice, by a hash table of a cache-sized piece."""
+    return len(pd.unique(keys)) < len(keys)
+
+
+def _has_repeat(keys: np.ndarray) -> bool:
+    """Whether a key occurs twice: keys are split by their top bits into cache-sized
+    buckets (equal keys share a bucket), each checked by a hash table."""
+    n = len(keys)
+    if n <= 2 * _WINDOW:
+        return _repeats_within(keys)
+    bits = int(np.ceil(np.log2(n / _WINDOW)))
+    bucket = (keys >> np.uint64(64 - bits)).astype(np.uint16)
+    order = np.argsort(bucket, kind="stable")  # a radix sort of 16-bit values
+    bounds = np.r_[0, np.cumsum(np.bincount(bucket, minlength=1 << bits))].tolist()
+    grouped = keys[order]
+    return any(_repeats_within(grouped[lo:hi]) for lo, hi in itertools.pairwise(bounds))
+
+
+def fingerprint(frame: pd.DataFrame, columns: ResolvedColumns) -> tuple[Any, ...] | None:
+    """Where the run, query and doc ids of ``frame`` live, when that pins down their values.
+
+    Arrow buffers never change once written, so two frames whose id columns are the
+    same chunks of the same buffers hold the same ids in the same rows: a duplicate
+    check done on one holds for the other. A few bytes of each buffer are included in
+    case memory was freed and reused. None for ids in mutable (numpy) storage.
+    """
+    parts: list[Any] = [len(frame)]
+    for role in ("run", "query", "doc"):
+        name = getattr(columns, role)
+        if name is None:
+            parts.append(None)
+            continue
+        chunked = getattr(frame[name].array, "_pa_array", None)
+        if chunked is None:
+            return None
+        layout = []
+        for chunk in chunked.chunks:
+            buffers = tuple(
+                (buffer.address, buffer.size, bytes(buffer[:8]), bytes(buffer[-8:]))
+                for buffer in chunk.buffers()
+                if buffer is not None
+            )
+            layout.append((chunk.offset, len(chunk), buffers))
+        parts.append((role, name, tuple(layout)))
+    return tuple(parts)

@@ -22,10 +22,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["id_keys", "spread"]
+__all__ = ["arrow_strings", "id_keys", "spread", "string_dtype"]
 
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 _BLOCK = 1 << 14  # strings hashed per step: the temporaries stay in the CPU cache
+_PROBE = 1 << 12  # rows looked at to tell grouped ids from scattered ones
 
 
 def id_keys(ids: pd.Series) -> np.ndarray | None:
@@ -82,18 +83,70 @@ def spread(keys: np.ndarray, bits: int) -> np.ndarray:
     return mixed
 
 
-def _as_arrow_strings(ids: pd.Series) -> object | None:
-    """Python strings as an Arrow array; None unless every id is a ``str``."""
-    if ids.dtype != object and not isinstance(ids.dtype, pd.StringDtype):
-        return None
-    if pd.api.types.infer_dtype(ids, skipna=False) != "string":
+def string_dtype() -> pd.StringDtype:
+    """pandas' Arrow-backed string dtype with NaN for missing values (pandas 3's ``str``)."""
+    try:
+        return pd.StringDtype("pyarrow", na_value=np.nan)
+    except TypeError:  # pragma: no cover - pandas < 2.3 spells it as a storage
+        return pd.StringDtype("pyarrow_numpy")
+
+
+def arrow_strings(ids: pd.Series) -> pd.Series | None:
+    """Python-string ids as :func:`string_dtype` (missing stays missing); else None.
+
+    Object columns and Python-backed string columns are converted, once; ids that
+    are not all ``str`` (numbers, bytes, mixed) give None. When equal ids come in
+    blocks (a run in run order) only the first id of each block is converted.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> arrow_strings(pd.Series(["q1", "q1", None], dtype=object)).tolist()
+    ['q1', 'q1', nan]
+    >>> arrow_strings(pd.Series(["q1", 2], dtype=object)) is None
+    True
+    """
+    dtype = ids.dtype
+    python_strings = isinstance(dtype, pd.StringDtype) and dtype.storage == "python"
+    if dtype != np.dtype(object) and not python_strings:
         return None
     import pyarrow as pa
 
+    values = ids.to_numpy(dtype=object)
+    firsts = _block_firsts(values)
+    sample = values if firsts is None else values[firsts]
+    if pd.api.types.infer_dtype(sample, skipna=True) not in ("string", "empty"):
+        return None
     try:
-        return pa.chunked_array([pa.array(ids.to_numpy(dtype=object), type=pa.large_string())])
+        array = pa.array(sample, type=pa.large_string(), from_pandas=True)
     except (pa.ArrowException, TypeError, ValueError):  # e.g. a str subclass Arrow refuses
         return None
+    if firsts is not None:
+        block = np.repeat(np.arange(len(firsts)), np.diff(np.r_[firsts, len(values)]))
+        array = array.take(pa.array(block))
+    return pd.Series(pd.array(pa.chunked_array([array]), dtype=string_dtype()), name=ids.name)
+
+
+def _block_firsts(values: np.ndarray) -> np.ndarray | None:
+    """First row of each block of equal values when there are few blocks, else None."""
+    if len(values) < 16:
+        return None
+    try:
+        head = values[:_PROBE]  # scattered values show in a prefix: skip the full pass
+        if np.count_nonzero(np.asarray(head[1:] != head[:-1], dtype=bool)) * 8 > len(head):
+            return None
+        changes = np.flatnonzero(np.r_[True, np.asarray(values[1:] != values[:-1], dtype=bool)])
+    except (TypeError, ValueError):  # values whose comparison is not a plain bool
+        return None
+    return changes if len(changes) * 8 <= len(values) else None
+
+
+def _as_arrow_strings(ids: pd.Series) -> object | None:
+    """Python strings as a chunked Arrow array; None unless every id is a ``str``."""
+    converted = arrow_strings(ids)
+    if converted is None or converted.isna().any():
+        return None
+    return converted.array._pa_array  # type: ignore[attr-defined]
 
 
 def _string_keys(chunked: object) -> np.ndarray | None:

@@ -10,9 +10,11 @@ import numpy as np
 import pandas as pd
 
 from pdireval._errors import SchemaError
+from pdireval._prepare.blocks import Blocks, blocks_of
 from pdireval._prepare.columns import ATTRS_KEY, ColumnMap, ResolvedColumns, as_column_map
-from pdireval._prepare.keys import id_keys, spread
-from pdireval._prepare.ranking import check_no_nulls, labels_of
+from pdireval._prepare.duplicates import fingerprint
+from pdireval._prepare.keys import arrow_strings, id_keys, spread
+from pdireval._prepare.ranking import check_no_nulls_in, check_unique_docs, labels_of
 from pdireval._prepare.take import take
 
 __all__ = ["merge_qrels"]
@@ -94,9 +96,7 @@ def merge_resolved(
     _refuse_mismatched_roles(run, qrels, run_cols, qrels_cols)
     run_cols.require(run, "query", "doc", fix="columns={'%s': '<column>'}")
     qrels_cols.require(qrels, "query", "doc", "rel", fix="qrels_columns={'%s': '<column>'}")
-    check_no_nulls(run, run_cols)
-    check_no_nulls(qrels, qrels_cols)
-    rel_name = qrels_cols.rel
+    rel_name = qrels_cols.name("rel")
     if run_cols.rel is not None or rel_name in run.columns:
         clash = run_cols.rel or rel_name
         msg = (
@@ -104,24 +104,34 @@ def merge_resolved(
             "drop or rename it before merge_qrels (or evaluate the run directly)"
         )
         raise SchemaError(msg)
-    convert = [
-        _matchable(run[getattr(run_cols, role)], qrels[getattr(qrels_cols, role)], role)
-        for role in ("query", "doc")
-    ]
+    # Python-string ids become Arrow-backed strings once, here: every step below, and
+    # evaluating the result, then reads their bytes instead of Python objects.
+    ids = {role: _as_ids(run, run_cols.name(role)) for role in ("query", "doc")}
+    if run_cols.run is not None:
+        ids["run"] = _as_ids(run, run_cols.run)
+    q_query = _as_ids(qrels, qrels_cols.name("query"))
+    q_doc = _as_ids(qrels, qrels_cols.name("doc"))
+    check_no_nulls_in(ids, run_cols)
+    check_no_nulls_in({"query": q_query, "doc": q_doc}, qrels_cols)
+    convert = [_matchable(ids[role], q, role) for role, q in (("query", q_query), ("doc", q_doc))]
 
-    q_query, q_doc = qrels[qrels_cols.query], qrels[qrels_cols.doc]
     labels = labels_of(qrels[rel_name], rel_name)
     judged = _sorted_pair_keys(q_query, q_doc)
     if judged is None:  # no keys, or two judgments share one: look for repeats exactly
         _refuse_repeated_judgments(q_query, q_doc)
 
-    run_pairs = (run[run_cols.query], run[run_cols.doc])
-    row, judgment = _match(run_pairs, (q_query, q_doc), judged, convert)
-    overlap = _query_overlap(run_pairs[0], q_query)
+    doc_keys = id_keys(ids["doc"])  # hashed once: for the matching and the duplicate check
+    row, judgment = _match((ids["query"], ids["doc"]), (q_query, q_doc), judged, convert, doc_keys)
+    grouping = [ids[role] for role in ("run", "query") if role in ids]
+    blocks = blocks_of(grouping)
+    overlap = _query_overlap(ids["query"], blocks, q_query)
     if check_overlap and len(run):
-        _refuse_no_overlap(overlap, run_pairs, (q_query, q_doc), row)
-    if run_cols.run is not None:
-        run_codes, run_ids = pd.factorize(run[run_cols.run], sort=True)
+        _refuse_no_overlap(overlap, (ids["query"], ids["doc"]), (q_query, q_doc), row)
+    groups = blocks.group_codes(grouping)
+    check_unique_docs(run, run_cols, groups, doc_keys=doc_keys, ids=ids)
+
+    if "run" in ids:
+        run_codes, run_ids = pd.factorize(ids["run"], sort=True)
     else:
         run_codes, run_ids = np.zeros(len(run), dtype=np.intp), pd.Index([None])
     found = np.zeros((len(run_ids), len(qrels)), dtype=bool)  # (run, judgment) retrieved?
@@ -129,27 +139,67 @@ def merge_resolved(
     missing_run, missing_judgment = np.nonzero(~found)
 
     added = {
-        run_cols.query: q_query.array.take(missing_judgment),
-        run_cols.doc: q_doc.array.take(missing_judgment),
+        run_cols.name("query"): q_query.array.take(missing_judgment),
+        run_cols.name("doc"): q_doc.array.take(missing_judgment),
     }
     if run_cols.run is not None:
         added[run_cols.run] = pd.Index(run_ids).take(missing_run).array
-    categorical = [name for name in added if isinstance(run[name].dtype, pd.CategoricalDtype)]
-    base = run.drop(columns=categorical) if categorical else run
-    result = pd.concat([base, pd.DataFrame(added).drop(columns=categorical)], ignore_index=True)
-    for name in categorical:  # the run's codes kept, new categories appended: no re-encoding
-        result[name] = _extend_categorical(run[name].array, added[name])
-    result = result[list(run.columns)]
-    rank_name = run_cols.rank
-    if rank_name is not None and pd.api.types.is_integer_dtype(run[rank_name].dtype):
-        result[rank_name] = _nullable_ints(result[rank_name].to_numpy(dtype=np.float64))
+    replaced = {run_cols.name(role): column for role, column in ids.items()}
+    result = _stacked(run, replaced, added, run_cols.rank)
     result[rel_name] = _labels_column(labels, row, judgment, len(run), missing_judgment)
     roles: dict[str, str | bool] = {
         role: name if name is not None else False for role, name in run_cols.roles().items()
     }
     roles["rel"] = rel_name
-    result.attrs = {ATTRS_KEY: {"columns": roles, "queries": overlap.summary()}}
+    record: dict[str, Any] = {"columns": roles, "queries": overlap.summary()}
+    unique = fingerprint(result, run_cols)
+    if unique is not None:  # evaluating this very frame need not check duplicates again
+        record["unique"] = unique
+    result.attrs = {ATTRS_KEY: record}
     return result
+
+
+def _as_ids(frame: pd.DataFrame, name: str) -> pd.Series:
+    """An id column, Python strings converted to Arrow-backed strings."""
+    column = frame[name]
+    converted = arrow_strings(column)
+    return column if converted is None else converted.set_axis(column.index)
+
+
+def _stacked(
+    run: pd.DataFrame,
+    replaced: dict[str, pd.Series],
+    added: dict[str, Any],
+    rank_name: str | None,
+) -> pd.DataFrame:
+    """The run's rows (id columns ``replaced``) followed by the ``added`` rows.
+
+    Columns of ``added`` are ids; every other column is missing in the added rows. An
+    integer rank column becomes nullable integers (missing = not retrieved); categorical
+    ids keep the run's codes and gain the new categories.
+    """
+    n_run, n_added = len(run), len(next(iter(added.values())))
+    columns: dict[str, Any] = {}
+    for name in run.columns:
+        column = replaced.get(name, run[name])
+        if name in added:
+            if isinstance(column.dtype, pd.CategoricalDtype):
+                columns[name] = _extend_categorical(column.array, added[name])
+            else:
+                extra = pd.Series(added[name])
+                if extra.dtype != column.dtype and column.dtype != object:
+                    extra = extra.astype(column.dtype)
+                columns[name] = pd.concat([column, extra], ignore_index=True)
+        elif name == rank_name and pd.api.types.is_integer_dtype(column.dtype):
+            values = np.zeros(n_run + n_added, dtype=np.int64)
+            values[:n_run] = column.to_numpy(dtype=np.int64, na_value=0)
+            missing = np.ones(n_run + n_added, dtype=bool)
+            missing[:n_run] = column.isna().to_numpy()
+            columns[name] = pd.arrays.IntegerArray(values, missing)
+        else:  # missing in the added rows, with pandas' usual promotion (int -> float)
+            filled = np.r_[np.arange(n_run), np.full(n_added, -1)]
+            columns[name] = pd.api.extensions.take(column.array, filled, allow_fill=True)
+    return pd.DataFrame(columns, index=pd.RangeIndex(n_run + n_added))
 
 
 @dataclass(frozen=True)
@@ -167,34 +217,29 @@ class Overlap:
         return {"run": self.run, "qrels": self.qrels, "both": self.both, "run_only": self.run_only}
 
 
-def _distinct(ids: pd.Series) -> tuple[np.ndarray | None, np.ndarray]:
-    """Keys of the distinct ids (None when the dtype has none) and a row of each id."""
-    keys = id_keys(ids)
-    if keys is None:
-        _, rows = np.unique(pd.factorize(ids)[0], return_index=True)
-        return None, rows
-    if not len(keys):
-        return keys, np.zeros(0, dtype=np.int64)
-    changes = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])  # first row of each block
-    unique, first = np.unique(keys[changes], return_index=True)
-    return unique, changes[first]
-
-
-def _query_overlap(run_query: pd.Series, qrels_query: pd.Series) -> Overlap:
-    run_keys, run_rows = _distinct(run_query)
-    qrels_keys, qrels_rows = _distinct(qrels_query)
-    if run_keys is None or qrels_keys is None:  # compare the ids themselves
-        qrels_ids = _as_python_objects(take(qrels_query, qrels_rows))
-        common = pd.Index(_as_python_objects(take(run_query, run_rows))).isin(qrels_ids)
-    else:
-        common = np.isin(run_keys, qrels_keys)
-    only = run_rows[~np.asarray(common)][:_SHOWN]
+def _query_overlap(run_query: pd.Series, blocks: Blocks, qrels_query: pd.Series) -> Overlap:
+    """Distinct query ids of the run, of the qrels and of both, by hash lookups only."""
+    run_rows = blocks.firsts
+    qrels_blocks = blocks_of([qrels_query])
+    qrels_rows = qrels_blocks.firsts
+    run_keys, qrels_keys = blocks.keys(run_query), qrels_blocks.keys(qrels_query)
+    if run_keys is not None and qrels_keys is not None:
+        qrels_ids = pd.Index(qrels_keys).unique()
+        found = qrels_ids.get_indexer(run_keys)
+    else:  # compare the ids themselves
+        qrels_ids = pd.Index(_as_python_objects(take(qrels_query, qrels_rows))).unique()
+        run_ids = pd.Index(_as_python_objects(take(run_query, run_rows)))
+        found = qrels_ids.get_indexer(run_ids)
+        run_keys = pd.factorize(run_ids)[0].astype(np.uint64)
+    both = np.unique(found[found >= 0])
+    only_keys, first = np.unique(run_keys[found < 0], return_index=True)
+    only_rows = np.sort(run_rows[found < 0][first])
     return Overlap(
-        run=len(run_rows),
-        qrels=len(qrels_rows),
-        both=int(np.count_nonzero(common)),
-        run_only=take(run_query, np.sort(only)).tolist(),
-        qrels_examples=take(qrels_query, np.sort(qrels_rows)[:_SHOWN]).tolist(),
+        run=len(both) + len(only_keys),
+        qrels=len(qrels_ids),
+        both=len(both),
+        run_only=take(run_query, only_rows[:_SHOWN]).tolist(),
+        qrels_examples=take(qrels_query, qrels_rows[:_SHOWN]).tolist(),
     )
 
 
@@ -274,6 +319,7 @@ def _match(
     qrels_ids: tuple[pd.Series, pd.Series],
     judged: tuple[np.ndarray, np.ndarray] | None,
     convert: list[bool],
+    doc_keys: np.ndarray | None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Pairs (run row, qrels row) with equal (query, doc).
 
@@ -285,7 +331,7 @@ def _match(
     doc, whether they need comparing as Python objects because their dtypes differ.
     """
     (run_query, run_doc), (q_query, q_doc) = run_ids, qrels_ids
-    candidates = _maybe_judged(run_doc, q_doc, convert[1])
+    candidates = _maybe_judged(run_doc, q_doc, convert[1], doc_keys)
     left_ids = (take(run_query, candidates), take(run_doc, candidates))
     left_keys = None if judged is None else _pair_keys(*left_ids)
     if left_keys is not None:
@@ -303,9 +349,14 @@ def _match(
     return matched["row"].to_numpy(), matched["judgment"].to_numpy()
 
 
-def _maybe_judged(run_doc: pd.Series, q_doc: pd.Series, differ: bool) -> np.ndarray:
-    """Run rows whose doc may be judged: all rows that are, and a few percent more."""
-    run_keys = id_keys(run_doc)  # keys depend on the values only, whatever the dtype
+def _maybe_judged(
+    run_doc: pd.Series, q_doc: pd.Series, differ: bool, run_keys: np.ndarray | None
+) -> np.ndarray:
+    """Run rows whose doc may be judged: all rows that are, and a few percent more.
+
+    ``run_keys`` are the keys of ``run_doc`` (keys depend on the values only, whatever
+    the dtype, so they compare with the qrels' keys).
+    """
     judged_keys = None if run_keys is None else id_keys(q_doc)
     if judged_keys is None:
         if differ:
@@ -392,12 +443,6 @@ def _plain(values: pd.api.extensions.ExtensionArray) -> object:
     if isinstance(values.dtype, pd.CategoricalDtype):
         return values.categories.take(values.codes).array
     return values
-
-
-def _nullable_ints(values: np.ndarray) -> pd.arrays.IntegerArray:
-    """Whole-number floats (NaN = missing) as a nullable ``Int64`` array, without checks."""
-    missing = np.isnan(values)
-    return pd.arrays.IntegerArray(np.where(missing, 0, values).astype(np.int64), missing)
 
 
 def _id_kind(ids: pd.Series) -> str:

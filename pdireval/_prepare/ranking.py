@@ -15,8 +15,9 @@ import pandas as pd
 
 from pdireval._errors import SchemaError
 from pdireval._options import Evaluation
-from pdireval._prepare.columns import ResolvedColumns
-from pdireval._prepare.duplicates import repeated_rows
+from pdireval._prepare.blocks import adjacent_differs
+from pdireval._prepare.columns import ATTRS_KEY, ResolvedColumns
+from pdireval._prepare.duplicates import fingerprint, repeated_rows
 from pdireval._prepare.positions import TieBreak, judged_positions
 from pdireval._prepare.ranked import Ranked
 from pdireval._prepare.take import take
@@ -24,6 +25,7 @@ from pdireval._prepare.take import take
 __all__ = [
     "Prepared",
     "check_no_nulls",
+    "check_no_nulls_in",
     "check_unique_docs",
     "group_codes",
     "known_flags",
@@ -116,7 +118,8 @@ def prepare(frame: pd.DataFrame, columns: ResolvedColumns, options: Evaluation) 
     del order_key
     if validate and len(repeated):
         _refuse_repeated_ranks(frame, columns, frame_rows(repeated))
-    if validate:
+    checked = frame.attrs.get(ATTRS_KEY, {}).get("unique")  # by merge_qrels, on this data?
+    if validate and (checked is None or checked != fingerprint(frame, columns)):
         check_unique_docs(frame, columns, group)
 
     has_retrieved = num_ret > 0  # before -M and -J, which never change the query set
@@ -198,34 +201,28 @@ def _as_range(mask: np.ndarray) -> slice | IntArray:
 
 def check_no_nulls(frame: pd.DataFrame, columns: ResolvedColumns) -> None:
     """Refuse missing query, doc or run ids, naming the column, the count and a row."""
-    for role in ("query", "doc", "run"):
-        name = getattr(columns, role)
-        if name is None:
+    ids = {
+        role: frame[name]
+        for role in ("query", "doc", "run")
+        if (name := getattr(columns, role)) is not None
+    }
+    check_no_nulls_in(ids, columns)
+
+
+def check_no_nulls_in(ids: dict[str, pd.Series], columns: ResolvedColumns) -> None:
+    """:func:`check_no_nulls` for the id columns given by role (Arrow: a count, no mask)."""
+    for role, values in ids.items():
+        chunked = getattr(values.array, "_pa_array", None)
+        if chunked is not None and chunked.null_count == 0:
             continue
-        missing = frame[name].isna().to_numpy()
+        missing = values.isna().to_numpy()
         if missing.any():
-            first = frame.index[np.flatnonzero(missing)[0]]
+            first = values.index[np.flatnonzero(missing)[0]]
             msg = (
-                f"column {name!r} ({role} ids) has {int(missing.sum())} missing value(s), "
-                f"e.g. at row {first!r}; every row needs a {role} id: fill or drop them"
+                f"column {columns.name(role)!r} ({role} ids) has {int(missing.sum())} missing "
+                f"value(s), e.g. at row {first!r}; every row needs a {role} id: fill or drop them"
             )
             raise SchemaError(msg)
-
-
-def _adjacent_differs(values: pd.Series) -> np.ndarray:
-    """``values[i + 1] != values[i]`` for each i, computed without hashing."""
-    chunked = getattr(values.array, "_pa_array", None)
-    if chunked is not None:
-        import pyarrow.compute as pc
-
-        n = len(chunked)
-        differs = pc.not_equal(chunked.slice(1, n - 1), chunked.slice(0, n - 1))
-        return differs.to_numpy(zero_copy_only=False).astype(bool, copy=False)
-    if isinstance(values.dtype, pd.CategoricalDtype):
-        codes = values.cat.codes.to_numpy()
-        return codes[1:] != codes[:-1]
-    array = values.to_numpy()
-    return np.asarray(array[1:] != array[:-1], dtype=bool)
 
 
 def _narrow(codes: np.ndarray) -> IntArray:
@@ -238,7 +235,7 @@ def _factorize_sorted(values: pd.Series) -> tuple[IntArray, pd.Index]:
     """Codes and sorted unique ids; reads only the first row of each block when ids come grouped."""
     n = len(values)
     if n > 1:
-        starts = np.flatnonzero(np.r_[True, _adjacent_differs(values)])
+        starts = np.flatnonzero(np.r_[True, adjacent_differs(values)])
         if len(starts) * 8 <= n:
             block_codes, uniques = pd.factorize(take(values, starts), sort=True)
             codes = np.repeat(_narrow(block_codes), np.diff(np.r_[starts, n]))
@@ -365,13 +362,30 @@ def _refuse_repeated_ranks(frame: pd.DataFrame, columns: ResolvedColumns, rows: 
     raise SchemaError(msg)
 
 
-def check_unique_docs(frame: pd.DataFrame, columns: ResolvedColumns, group: IntArray) -> None:
-    repeated = repeated_rows(group, frame[columns.doc])
+def check_unique_docs(
+    frame: pd.DataFrame,
+    columns: ResolvedColumns,
+    group: IntArray,
+    *,
+    doc_keys: np.ndarray | None = None,
+    ids: dict[str, pd.Series] | None = None,
+) -> None:
+    """Refuse a document twice in one (run, query) group.
+
+    ``doc_keys`` are the doc ids' keys when the caller has them (they are consumed);
+    ``ids`` the id columns by role when they differ from the frame's (converted).
+    """
+    ids = ids or {}
+    docs = ids.get("doc", frame[columns.name("doc")])
+    repeated = repeated_rows(group, docs, keys=doc_keys)
     if len(repeated):
         roles = ("run", "query", "doc") if columns.run else ("query", "doc")
         keys = [columns.name(role) for role in roles]
         first = repeated[0]
-        where = {key: frame[key].iloc[first] for key in keys}
+        where = {
+            columns.name(role): ids.get(role, frame[columns.name(role)]).iloc[first]
+            for role in roles
+        }
         scope = "run and query" if columns.run else "query"
         msg = (
             f"{len(repeated)} duplicate ({', '.join(keys)}) row(s), e.g. {where}; "
