@@ -37,20 +37,32 @@ class Blocks:
         """One value per row from one value per block."""
         return np.repeat(per_block, self.lengths)
 
+    @property
+    def scattered(self) -> bool:
+        """Every row is a block of its own."""
+        return len(self.firsts) == self.n
+
     def keys(self, ids: pd.Series) -> np.ndarray | None:
         """A uint64 per block, equal for equal ids (hashed from the first row of each
         block); None when the dtype has no keys."""
-        return id_keys(take(ids, self.firsts))
+        return id_keys(ids if self.scattered else take(ids, self.firsts))
 
-    def group_codes(self, columns: list[pd.Series]) -> np.ndarray:
-        """A code per row, equal for rows whose ids are equal in every column."""
+    def group_ids(self, columns: list[pd.Series]) -> np.ndarray:
+        """A number per row, equal for rows whose ids are equal in every column.
+
+        Small codes when the rows come in blocks; 64-bit keys of the ids when they are
+        scattered (unequal ids collide with a chance of about one in 2**64).
+        """
         mixed = np.zeros(len(self.firsts), dtype=np.uint64)
         for column in columns:
             keys = self.keys(column)
             if keys is None:  # ids without keys (floats, mixed objects): their codes
-                keys = pd.factorize(take(column, self.firsts))[0].astype(np.uint64)
+                values = column if self.scattered else take(column, self.firsts)
+                keys = pd.factorize(values)[0].astype(np.uint64)
             mixed *= _MIX
             mixed ^= keys
+        if self.scattered:
+            return mixed
         codes = pd.factorize(mixed)[0]
         small = len(codes) == 0 or int(codes.max()) < 2**31 - 1
         return self.spread(codes.astype(np.int32 if small else np.int64))

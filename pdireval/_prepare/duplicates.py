@@ -34,7 +34,8 @@ def repeated_rows(
     Parameters
     ----------
     group : ndarray of int
-        Group code of each row.
+        Group of each row: small codes, or (for scattered rows) any 64-bit numbers
+        equal for equal groups.
     docs : Series
         Doc id of each row (same length, no missing values).
     keys : ndarray of uint64, optional
@@ -97,6 +98,8 @@ def _may_collide(keys: np.ndarray, group: np.ndarray) -> bool:
     if np.count_nonzero(new_block) * 4 > len(keys):  # small or scattered groups
         return _has_repeat(keys)
     starts = np.flatnonzero(new_block)
+    if group.dtype == np.uint64:  # group keys rather than codes
+        group = pd.factorize(group)[0]
     blocks_of_group = np.bincount(group[starts])
     split = blocks_of_group[group[starts]] > 1
     length = np.diff(np.r_[starts, len(keys)])

@@ -127,8 +127,7 @@ def merge_resolved(
     overlap = _query_overlap(ids["query"], blocks, q_query)
     if check_overlap and len(run):
         _refuse_no_overlap(overlap, (ids["query"], ids["doc"]), (q_query, q_doc), row)
-    groups = blocks.group_codes(grouping)
-    check_unique_docs(run, run_cols, groups, doc_keys=doc_keys, ids=ids)
+    check_unique_docs(run, run_cols, blocks.group_ids(grouping), doc_keys=doc_keys, ids=ids)
 
     if "run" in ids:
         run_codes, run_ids = pd.factorize(ids["run"], sort=True)
@@ -145,8 +144,13 @@ def merge_resolved(
     if run_cols.run is not None:
         added[run_cols.run] = pd.Index(run_ids).take(missing_run).array
     replaced = {run_cols.name(role): column for role, column in ids.items()}
-    result = _stacked(run, replaced, added, run_cols.rank)
-    result[rel_name] = _labels_column(labels, row, judgment, len(run), missing_judgment)
+    result = _stacked(
+        run,
+        replaced,
+        added,
+        run_cols.rank,
+        {rel_name: _labels_column(labels, row, judgment, len(run), missing_judgment)},
+    )
     roles: dict[str, str | bool] = {
         role: name if name is not None else False for role, name in run_cols.roles().items()
     }
@@ -171,8 +175,10 @@ def _stacked(
     replaced: dict[str, pd.Series],
     added: dict[str, Any],
     rank_name: str | None,
+    appended: dict[str, Any],
 ) -> pd.DataFrame:
-    """The run's rows (id columns ``replaced``) followed by the ``added`` rows.
+    """The run's rows (id columns ``replaced``) followed by the ``added`` rows, and the
+    ``appended`` columns (full length) after the run's.
 
     Columns of ``added`` are ids; every other column is missing in the added rows. An
     integer rank column becomes nullable integers (missing = not retrieved); categorical
@@ -199,7 +205,8 @@ def _stacked(
         else:  # missing in the added rows, with pandas' usual promotion (int -> float)
             filled = np.r_[np.arange(n_run), np.full(n_added, -1)]
             columns[name] = pd.api.extensions.take(column.array, filled, allow_fill=True)
-    return pd.DataFrame(columns, index=pd.RangeIndex(n_run + n_added))
+    columns.update(appended)
+    return pd.DataFrame(columns, index=pd.RangeIndex(n_run + n_added), copy=False)
 
 
 @dataclass(frozen=True)
@@ -231,13 +238,13 @@ def _query_overlap(run_query: pd.Series, blocks: Blocks, qrels_query: pd.Series)
         run_ids = pd.Index(_as_python_objects(take(run_query, run_rows)))
         found = qrels_ids.get_indexer(run_ids)
         run_keys = pd.factorize(run_ids)[0].astype(np.uint64)
-    both = np.unique(found[found >= 0])
+    both = int(np.count_nonzero(np.bincount(found[found >= 0], minlength=len(qrels_ids))))
     only_keys, first = np.unique(run_keys[found < 0], return_index=True)
     only_rows = np.sort(run_rows[found < 0][first])
     return Overlap(
-        run=len(both) + len(only_keys),
+        run=both + len(only_keys),
         qrels=len(qrels_ids),
-        both=len(both),
+        both=both,
         run_only=take(run_query, only_rows[:_SHOWN]).tolist(),
         qrels_examples=take(qrels_query, qrels_rows[:_SHOWN]).tolist(),
     )

@@ -260,6 +260,8 @@ def _positions_in_given_order(
     starts = np.empty(n, dtype=bool)
     starts[0] = True
     np.not_equal(group[1:], group[:-1], out=starts[1:])
+    if np.count_nonzero(starts) > n_groups:
+        return None  # a group's rows are split into several blocks
     first_rows = np.flatnonzero(starts)
     block_group = group[first_rows]
     seen = np.zeros(n_groups, dtype=bool)

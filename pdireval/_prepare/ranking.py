@@ -332,7 +332,16 @@ def _ranks(values: pd.Series, name: str, validate: bool) -> FloatArray:
     float64) are replaced by their order among all ranks, which keeps every ranking.
     """
     rank = _numeric(values, name, "rank")
-    if validate:
+    if validate and pd.api.types.is_integer_dtype(values.dtype):
+        # whole numbers by their dtype: only the sign needs a look (NaN compares False)
+        if np.any(rank < 0):
+            bad = rank[rank < 0]
+            msg = (
+                f"column {name!r} (rank) must hold whole numbers >= 0 (1 or 0 = top), "
+                f"found {bad[:3].tolist()}; leave it empty (NaN) for judged but unretrieved rows"
+            )
+            raise SchemaError(msg)
+    elif validate:
         finite = rank[~np.isnan(rank)]
         bad = finite[(finite < 0) | (finite != np.round(finite)) | ~np.isfinite(finite)]
         if len(bad):
