@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover - plotting is imported when df.ireval.plot
         EvaluationOptions,
         MetricLike,
         MetricsLike,
+        RankCorrelation,
     )
 
 __all__ = ["IREvalAccessor"]
@@ -224,7 +225,7 @@ class IREvalAccessor:
         run_a: Hashable | None = None,
         run_b: Hashable | None = None,
         *,
-        method: str = "kendall",
+        method: RankCorrelation = "kendall",
     ) -> pd.Series:
         """Per-query rank correlation of two runs: :func:`pdireval.rank_correlation`."""
         return api.rank_correlation(
@@ -232,7 +233,7 @@ class IREvalAccessor:
             run_a,
             run_b,
             method=method,
-            columns=self._columns,  # type: ignore[arg-type]
+            columns=self._columns,
         )
 
     def pr_curve(

@@ -96,7 +96,7 @@ def _pairs(runs: list[Hashable], baseline: Baseline) -> list[tuple[Hashable, Has
     """(run, baseline) pairs: all pairs for None, else every other run per baseline."""
     if baseline is None:
         return [(runs[j], runs[i]) for i in range(len(runs)) for j in range(i + 1, len(runs))]
-    bases = list(baseline) if isinstance(baseline, list | tuple) else [baseline]  # type: ignore[list-item]
+    bases = list(baseline) if isinstance(baseline, list | tuple) else [baseline]
     if not bases:
         msg = "baseline=[] names no run; pass a run name, a list of run names or None"
         raise SchemaError(msg)
@@ -221,5 +221,5 @@ def per_query_table(
     wide = _aligned(table, metric)[[base, *others]]
     deltas = wide[others].sub(wide[base], axis=0)
     out = pd.concat({"value": wide, "delta": deltas}, axis=1, names=["stat", wide.columns.name])
-    out = out.sort_values(("delta", others[0]), ascending=False, kind="stable")
+    out = out.sort_values(by=("delta", others[0]), ascending=False, kind="stable")  # type: ignore[call-overload]
     return out.astype(np.float64)

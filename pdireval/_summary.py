@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import get_args
+from typing import Any, get_args
 
 import numpy as np
 import pandas as pd
@@ -22,11 +22,11 @@ GMEAN_FLOOR = 1e-5
 
 
 def _row_mean(block: np.ndarray) -> np.ndarray:
-    return block.mean(axis=1)  # type: ignore[no-any-return]
+    return np.asarray(block.mean(axis=1))
 
 
 def _row_gmean(block: np.ndarray) -> np.ndarray:
-    return np.exp(np.log(np.maximum(block, GMEAN_FLOOR)).mean(axis=1))  # type: ignore[no-any-return]
+    return np.asarray(np.exp(np.log(np.maximum(block, GMEAN_FLOOR)).mean(axis=1)))
 
 
 def _row_hmean(block: np.ndarray) -> np.ndarray:
@@ -35,7 +35,7 @@ def _row_hmean(block: np.ndarray) -> np.ndarray:
     result = block.shape[1] / np.sum(1.0 / safe, axis=1)
     result[zero] = 0.0
     result[negative] = np.nan
-    return result  # type: ignore[no-any-return]
+    return np.asarray(result)
 
 
 def _row_median(block: np.ndarray) -> np.ndarray:
@@ -75,12 +75,13 @@ def aggregate(table: pd.DataFrame, agg: str) -> pd.Series | pd.DataFrame:
     indexed by query gives a Series by metric, named after ``agg``. The mean and the
     median are pandas' (compensated summation).
     """
-    how = {"mean": "mean", "median": "median", "gmean": _gmean, "hmean": _hmean}[_check_agg(agg)]
+    agg = _check_agg(agg)
+    how: Any = {"mean": "mean", "median": "median", "gmean": _gmean, "hmean": _hmean}[agg]
     if isinstance(table.index, pd.MultiIndex):
         grouped = table.groupby(level=0, sort=True, observed=True)
         return grouped.agg(how).astype(np.float64)
     result = table.agg(how) if isinstance(how, str) else table.apply(how)
-    return result.astype(np.float64).rename(agg)
+    return pd.Series(result, dtype=np.float64, name=agg)
 
 
 def summary_table(

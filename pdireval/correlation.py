@@ -30,7 +30,7 @@ Note 002's class exercise: R1 the ideal ranking, R2 a new ranking function's.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -44,10 +44,10 @@ from pdireval._prepare.ranking import (
     labels_of,
     ranking_key,
 )
+from pdireval.typing import RankCorrelation
 
 __all__ = ["kendall", "rank_correlation", "spearman", "system_correlation", "tau_ap"]
 
-Method = Literal["spearman", "kendall", "tau_ap"]
 METHODS: tuple[str, ...] = ("spearman", "kendall", "tau_ap")
 
 
@@ -357,7 +357,7 @@ def rank_correlation(
     run_a: Any = None,
     run_b: Any = None,
     *,
-    method: Method = "kendall",
+    method: RankCorrelation = "kendall",
     columns: ColumnMap | Mapping[str, str] | None = None,
 ) -> pd.Series:
     """Per-query rank correlation between two runs, or between a run and the ideal ranking.
@@ -475,7 +475,7 @@ def system_correlation(
     a: pd.Series | pd.DataFrame,
     b: pd.Series | pd.DataFrame,
     *,
-    method: Method = "kendall",
+    method: RankCorrelation = "kendall",
 ) -> float | pd.Series:
     """Correlation between two orderings of the same systems (runs).
 

@@ -137,7 +137,7 @@ def pr_curve(
 
 
 def _run_name(table: pd.DataFrame) -> str | None:
-    return table.index.names[0] if isinstance(table.index, pd.MultiIndex) else None
+    return str(table.index.names[0]) if isinstance(table.index, pd.MultiIndex) else None
 
 
 def _raw_pr_curve(

@@ -43,6 +43,7 @@ __all__ = [
     "MetricLike",
     "MetricsLike",
     "QueryPolicy",
+    "RankCorrelation",
     "SignificanceOptions",
     "Test",
     "TiePolicy",
@@ -63,6 +64,9 @@ Test: TypeAlias = Literal["t", "wilcoxon", "sign", "permutation", "bootstrap"]
 
 #: Multiple-comparison corrections.
 Correction: TypeAlias = Literal["holm", "bonferroni", "fdr_bh"]
+
+#: Rank correlation coefficients.
+RankCorrelation: TypeAlias = Literal["kendall", "spearman", "tau_ap"]
 
 #: Confidence intervals of a summary.
 CiMethod: TypeAlias = Literal["t", "bootstrap"]

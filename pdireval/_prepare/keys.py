@@ -19,6 +19,8 @@ its qrels can be compared.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -83,7 +85,7 @@ def spread(keys: np.ndarray, bits: int) -> np.ndarray:
     return mixed
 
 
-def string_dtype() -> pd.StringDtype:
+def string_dtype() -> Any:
     """pandas' Arrow-backed string dtype with NaN for missing values (pandas 3's ``str``)."""
     try:
         return pd.StringDtype("pyarrow", na_value=np.nan)
@@ -141,15 +143,15 @@ def _block_firsts(values: np.ndarray) -> np.ndarray | None:
     return changes if len(changes) * 8 <= len(values) else None
 
 
-def _as_arrow_strings(ids: pd.Series) -> object | None:
+def _as_arrow_strings(ids: pd.Series) -> Any:
     """Python strings as a chunked Arrow array; None unless every id is a ``str``."""
     converted = arrow_strings(ids)
     if converted is None or converted.isna().any():
         return None
-    return converted.array._pa_array  # type: ignore[attr-defined]
+    return converted.array._pa_array
 
 
-def _string_keys(chunked: object) -> np.ndarray | None:
+def _string_keys(chunked: Any) -> np.ndarray | None:
     """Keys of an Arrow (large_)string chunked array from the bytes of each string."""
     import pyarrow as pa  # present: the caller holds Arrow data
 

@@ -341,8 +341,8 @@ def _match(
     candidates = _maybe_judged(run_doc, q_doc, convert[1], doc_keys)
     left_ids = (take(run_query, candidates), take(run_doc, candidates))
     left_keys = None if judged is None else _pair_keys(*left_ids)
-    if left_keys is not None:
-        rows, judgments = _join_on_keys(left_keys, *judged)
+    if judged is not None and left_keys is not None:
+        rows, judgments = _join_on_keys(left_keys, judged[0], judged[1])
         same = _equal(left_ids[0], rows, q_query, judgments)
         same &= _equal(left_ids[1], rows, q_doc, judgments)
         return candidates[rows[same]], judgments[same]
@@ -365,7 +365,7 @@ def _maybe_judged(
     the dtype, so they compare with the qrels' keys).
     """
     judged_keys = None if run_keys is None else id_keys(q_doc)
-    if judged_keys is None:
+    if run_keys is None or judged_keys is None:
         if differ:
             run_docs = pd.Series(_as_python_objects(run_doc))
             return np.flatnonzero(run_docs.isin(set(_as_python_objects(q_doc))).to_numpy())
@@ -445,9 +445,9 @@ def _equal(left: pd.Series, rows: np.ndarray, right: pd.Series, at: np.ndarray) 
     return np.asarray(one == other, dtype=bool)
 
 
-def _plain(values: pd.api.extensions.ExtensionArray) -> object:
+def _plain(values: Any) -> Any:
     """Categorical values as an array of their categories' dtype; others as they are."""
-    if isinstance(values.dtype, pd.CategoricalDtype):
+    if isinstance(values, pd.Categorical):
         return values.categories.take(values.codes).array
     return values
 
@@ -499,7 +499,7 @@ def _extend_categorical(column: pd.Categorical, extra: object) -> pd.Categorical
     if new.any():
         added, new_codes = _unique_in_order(extra[new])
         codes[new] = len(categories) + new_codes
-        dtype = _categorical_dtype(categories.append(added), column.ordered)
+        dtype = _categorical_dtype(categories.append(added), bool(column.ordered))
     codes = np.concatenate([column.codes, codes.astype(column.codes.dtype, copy=False)])
     return pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
 
