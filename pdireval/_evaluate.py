@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from pdireval._errors import MetricError, SchemaError
 from pdireval._options import Evaluation
 from pdireval._prepare.columns import ResolvedColumns, as_column_map
 from pdireval._prepare.ranking import Prepared, prepare
@@ -34,11 +35,45 @@ def per_query(
     frame: pd.DataFrame, metrics: Sequence[Metric], columns: ColumnsLike, options: Evaluation
 ) -> pd.DataFrame:
     """Per-query values of ``metrics``: index query (or (run, query)), one column per label."""
-    ready, _ = prepared(frame, columns, options)
-    values = {
-        metric.label: metric.compute(ready.ranked, average=ready.average) for metric in metrics
-    }
+    ready, resolved = prepared(frame, columns, options)
+    _refuse_missing_roles(metrics, resolved, frame)
+    values = {metric.label: _compute(metric, ready) for metric in metrics}
     return ready.table(values)
+
+
+def _compute(metric: Metric, ready: Prepared) -> np.ndarray:
+    """One metric's values; a floating-point overflow or invalid operation is an error."""
+    problem = ""
+    try:
+        with np.errstate(over="raise", invalid="raise", divide="raise", under="ignore"):
+            values = metric.compute(ready.ranked, average=ready.average)
+        if np.isinf(values).any():
+            problem = "a value is infinite"
+    except FloatingPointError as error:
+        problem = str(error)
+    if problem:
+        largest = np.max(ready.ranked.judged_label, initial=0.0)
+        msg = (
+            f"computing {metric.label} failed in floating point ({problem}); the largest "
+            f"relevance label is {largest:g}: use labels on a small graded scale, or a "
+            "gain mapping, so that gains stay finite"
+        )
+        raise MetricError(msg)
+    return values
+
+
+def _refuse_missing_roles(
+    metrics: Sequence[Metric], columns: ResolvedColumns, frame: pd.DataFrame
+) -> None:
+    """A metric reading a column the frame lacks (``known``) would be silently undefined."""
+    for metric in metrics:
+        for role in metric.family.needs:
+            if getattr(columns, role) is None:
+                msg = (
+                    f"{metric.label} needs a {role!r} column (columns: {list(frame.columns)}); "
+                    f"add one, or map it with df.ireval({role}='<column>')"
+                )
+                raise SchemaError(msg)
 
 
 def tie_groups(

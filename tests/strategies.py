@@ -6,7 +6,7 @@ order), unique documents per query, retrieved documents ranked 1..n by a rank
 column or by scores with many ties, judged-but-unretrieved rows (missing rank or
 score), retrieved-but-unjudged rows (missing label), negative labels ("pooled but
 unjudged"), queries with no judgment or nothing retrieved, an optional run column
-whose runs share the judgments of a query, and an optional ``known`` column.
+whose runs share the judgments of a query, and a ``known`` column.
 """
 
 from __future__ import annotations
@@ -111,9 +111,9 @@ def long_frames(
         frame["query"] = frame["query"].map(QUERY_IDS.index).astype("int64") * 7 + 3
     elif query_kind == "category":
         frame["query"] = frame["query"].astype(pd.CategoricalDtype(sorted(QUERY_IDS)))
-    if draw(st.booleans()):
-        known = draw(st.lists(st.booleans(), min_size=len(frame), max_size=len(frame)))
-        frame["known"] = known
+    # Always a known column: families that read it refuse frames without one.
+    known = draw(st.lists(st.booleans(), min_size=len(frame), max_size=len(frame)))
+    frame["known"] = pd.Series(known, index=frame.index, dtype=bool)
     layout = draw(st.sampled_from(["as drawn", "sorted", "shuffled"]))
     if layout == "sorted" and ranking == "rank":  # the pre-sorted fast path
         keys = (["run"] if with_run else []) + ["query", "rank"]

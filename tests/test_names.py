@@ -391,6 +391,20 @@ def _registry_frame() -> pd.DataFrame:
             "doc": ["a", "b", "c", "d", "e", "f", "a", "b", "c", "a", "b", "a"],
             "rank": [1, 2, 3, 4, 5, np.nan, 1, 2, np.nan, 1, 2, 1],
             "rel": [0, 2, np.nan, 1, -1, 3, 0, 0, 0, 2, 1, np.nan],
+            "known": [
+                False,
+                True,
+                False,
+                False,
+                False,
+                False,
+                False,
+                True,
+                False,
+                True,
+                False,
+                False,
+            ],
         }
     )
 

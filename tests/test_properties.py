@@ -355,6 +355,7 @@ def test_every_family_evaluates_on_a_small_frame(family: str) -> None:
             "doc": ["x", "y", "z", "x", "w", "v"],
             "rank": [1, 2, None, 1, 2, 1],
             "rel": [1, None, 2, 0, -1, None],
+            "known": [True, False, False, False, True, False],
         }
     )
     metrics = [metric for metric in METRICS if metric.family.name == family]

@@ -94,9 +94,13 @@ def test_coverage_and_novelty_by_hand() -> None:
 
 def test_coverage_and_novelty_when_undefined() -> None:
     """Nothing known -> Coverage NaN (K ∩ R empty) and every find is new (Novelty 1);
-    nothing relevant retrieved -> Novelty NaN, Coverage 0 when a relevant doc was known."""
-    plain = note_002_q1().drop(columns="known")  # no known column at all
-    result = pdireval.evaluate(plain, ["Coverage", "Novelty"])
+    nothing relevant retrieved -> Novelty NaN, Coverage 0 when a relevant doc was known;
+    no known column at all -> refused, naming the column."""
+    plain = note_002_q1().drop(columns="known")
+    for metric in ("Coverage", "Novelty"):
+        with pytest.raises(pdireval.SchemaError, match=rf"{metric} needs a 'known' column"):
+            pdireval.evaluate(plain, metric)
+    result = pdireval.evaluate(plain.assign(known=False), ["Coverage", "Novelty"])
     assert math.isnan(result.loc["q1", "Coverage"])
     assert result.loc["q1", "Novelty"] == 1.0
     missed = pd.DataFrame(
@@ -289,7 +293,7 @@ def _untied_queries(frame: pd.DataFrame) -> list:
 def test_relations_to_other_measures(frame: pd.DataFrame) -> None:
     """RecallEffort(n=1) = RR; SearchLength = 1/RR and ESL = SearchLength - 1 where
     defined; Satisfaction = SetP; Satisfaction + Frustration <= 1; without a known
-    column Novelty is 1 wherever something relevant was retrieved."""
+    column (all False) Novelty is 1 wherever something relevant was retrieved."""
     metrics = ["RR", "RecallEffort", "SearchLength", "ESL", "Satisfaction", "SetP"]
     metrics += ["Frustration", "Novelty", "NumRelRet", "Satisfaction@3", "Frustration@3"]
     ours = pdireval.evaluate(frame, metrics)
@@ -306,6 +310,6 @@ def test_relations_to_other_measures(frame: pd.DataFrame) -> None:
         total = ours[f"Satisfaction{cut}"] + ours[f"Frustration{cut}"]
         assert (total <= 1 + 1e-12).all()
     assert ours.loc[ours["NumRelRet"] == 0, "Novelty"].isna().all()
-    unknown = pdireval.evaluate(frame.drop(columns="known", errors="ignore"), metrics)
+    unknown = pdireval.evaluate(frame.assign(known=False), metrics)
     assert (unknown.loc[unknown["NumRelRet"] > 0, "Novelty"] == 1).all()
     assert (ours["Novelty"].dropna() <= 1).all()

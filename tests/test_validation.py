@@ -569,3 +569,56 @@ def test_merge_qrels_refuses_missing_ids(side: str) -> None:
         qrels.loc[0, "doc"] = None
     with pytest.raises(SchemaError, match=r"column 'doc' \(doc ids\) has 1 missing value"):
         pdireval.merge_qrels(run, qrels)
+
+
+# --- metrics that cannot be computed from what the frame holds --------------------------------
+
+
+def _graded(labels: list[int]) -> pd.DataFrame:
+    n = len(labels)
+    return pd.DataFrame(
+        {"query": "q", "doc": [f"d{i}" for i in range(n)], "rank": range(1, n + 1), "rel": labels}
+    )
+
+
+def test_metrics_argument_of_the_wrong_kind() -> None:
+    with pytest.raises(MetricError, match=r"metrics must be a name .* got int 42"):
+        pdireval.evaluate(_graded([1, 0]), 42)  # type: ignore[arg-type]
+
+
+def test_exponential_gain_beyond_float_range_is_refused() -> None:
+    with pytest.raises(MetricError, match=r"gain='exp' .* label 5000"):
+        pdireval.evaluate(_graded([5000, 1, 0]), "nDCG(gain='exp')")
+    value = pdireval.evaluate(_graded([1023, 0]), "nDCG(gain='exp')").iloc[0, 0]
+    assert value == 1.0  # the largest label that still fits
+
+
+def test_err_with_large_grades_stays_finite() -> None:
+    """R = (2^g - 1) / 2^g_max never overflows: a top grade at rank 1 stops the user."""
+    table = pdireval.evaluate(_graded([5000, 1, 0]), ["ERR", "ERR(max_label=2000)"])
+    np.testing.assert_allclose(table.to_numpy(), [[1.0, 1.0]], rtol=0, atol=1e-12)
+
+
+def test_infinite_gain_in_a_mapping_is_refused() -> None:
+    with pytest.raises(MetricError, match=r"gains must be finite"):
+        pdireval.metrics.nDCG(gain={0: 0, 1: float("inf")})
+
+
+def test_fallout_collection_smaller_than_the_documents_seen() -> None:
+    with pytest.raises(MetricError, match=r"Fallout\(n_docs=2\) is smaller than the 3"):
+        pdireval.evaluate(_graded([1, 1, 0]), "Fallout(n_docs=2)")
+
+
+def test_interpolated_average_precision_levels_are_bounded() -> None:
+    """A huge number of recall levels is refused at once instead of running for minutes."""
+    with pytest.raises(MetricError, match=r"at most 10001 recall levels"):
+        pdireval.parse_metric("iAP(points=100000000)")
+    fine = pdireval.evaluate(_graded([1, 0, 1]), ["iAP(points=10001)", "iAP"])
+    assert fine.iloc[0, 0] == pytest.approx(fine.iloc[0, 1], abs=0.01)
+
+
+def test_floating_point_trouble_in_a_kernel_is_an_error_not_a_warning() -> None:
+    """Any overflow left in a kernel surfaces as a MetricError naming the metric."""
+    huge = pdireval.metrics.DCG(gain={0: 0, 1: 1e308})
+    with pytest.raises(MetricError, match=r"computing DCG\(gain=.*failed in floating point"):
+        pdireval.evaluate(_graded([1, 1, 1]), huge)

@@ -119,6 +119,10 @@ class Ranked:
         weights = weights if mask is None else weights[mask]
         return np.bincount(group, weights=weights, minlength=self.n_groups)
 
+    def per_group(self, group: np.ndarray) -> np.ndarray:
+        """Count the entries of ``group`` (group codes, e.g. ``judged_group``) per group."""
+        return np.bincount(group, minlength=self.n_groups).astype(np.float64)
+
     def per_query_count(self, mask: np.ndarray) -> np.ndarray:
         """Count the rows per group where ``mask`` holds."""
         return np.bincount(self.group[mask], minlength=self.n_groups).astype(np.float64)

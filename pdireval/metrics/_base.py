@@ -118,6 +118,9 @@ class Family:
         The kernel of the expected value over every order of each group of tied
         scores (``ties="average"``), with the same signature as ``kernel``; families
         without one refuse that policy.
+    needs : sequence of str
+        Column roles the family reads besides query, doc, rel and rank/score (e.g.
+        ``("known",)``); evaluating it on a frame without them is refused.
     doc : str
         One-paragraph description shown in ``help()`` and the README catalogue.
     """
@@ -136,6 +139,7 @@ class Family:
         bounded: bool = True,
         average_kernel: Kernel | None = None,
         constraint: Callable[[dict[str, Any]], None] | None = None,
+        needs: tuple[str, ...] = (),
         doc: str = "",
     ) -> None:
         self.name = name
@@ -149,6 +153,7 @@ class Family:
         self.average_kernel = average_kernel
         self.bounded = bounded
         self.constraint = constraint
+        self.needs = needs
         self.__doc__ = doc
 
     def __repr__(self) -> str:

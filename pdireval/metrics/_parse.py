@@ -138,6 +138,12 @@ def parse_metrics(specs: MetricLike | Iterable[MetricLike]) -> list[Metric]:
     """Parse one metric or many; duplicates (by value) collapse, order is kept."""
     if isinstance(specs, str | Metric | Family):
         specs = [specs]
+    if not isinstance(specs, Iterable):
+        msg = (
+            f"metrics must be a name like 'nDCG@10', a metric object like P @ 10, or a list "
+            f"of them; got {type(specs).__name__} {specs!r}"
+        )
+        raise MetricError(msg)
     metrics = [parse_metric(spec) for spec in specs]
     if not metrics:
         msg = "no metric given; pass a name like 'AP' or a list such as ['AP', 'nDCG@10']"

@@ -24,6 +24,9 @@ from pdireval.metrics._segments import group_cumsum, last_at_or_before
 
 GainSpec = str | tuple[tuple[int, float], ...]
 
+#: 2**1023 is the largest power of two a float64 holds.
+_LARGEST_EXP_LABEL = 1023
+
 
 def _check_gain(name: str, value: Any) -> GainSpec:
     if isinstance(value, str):
@@ -36,6 +39,9 @@ def _check_gain(name: str, value: Any) -> GainSpec:
                 raise MetricError(msg)
             if isinstance(gain, bool) or not isinstance(gain, int | float | np.number):
                 msg = f"gain= mapping values must be numbers, got {gain!r} for label {label}"
+                raise MetricError(msg)
+            if not np.isfinite(gain):
+                msg = f"gain= mapping gives label {label} the gain {gain!r}; gains must be finite"
                 raise MetricError(msg)
             if not gain >= 0:
                 msg = (
@@ -59,6 +65,14 @@ def _gains(labels: np.ndarray, gain: GainSpec, rel: int, known: np.ndarray) -> n
     if gain == "linear":
         out[counted] = labels[counted]
     elif gain == "exp":
+        top = np.max(known, initial=0.0)
+        if top > _LARGEST_EXP_LABEL:
+            msg = (
+                f"gain='exp' (2**label - 1) exceeds the largest float64 for labels above "
+                f"{_LARGEST_EXP_LABEL}, and the judgments hold label {top:g}; use "
+                "gain='linear' or a gain mapping {label: gain}"
+            )
+            raise MetricError(msg)
         out[counted] = np.exp2(labels[counted]) - 1.0
     else:
         table = dict(gain)

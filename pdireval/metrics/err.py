@@ -27,10 +27,13 @@ def _err(ranked: Ranked, *, k: int | None, rel: int, max_label: int | None) -> n
         counted = counted & (ranked.position <= k)
     group = ranked.group[counted]
     grade = np.minimum(ranked.label[counted], top[group])
-    stop = (np.exp2(grade) - 1.0) / np.exp2(top[group])  # R_i, < 1
+    # R_i = (2^g - 1) / 2^g_max, written so that no power of two overflows; at g = g_max,
+    # 1 - R_i = 2^-g_max exactly, whose log is taken directly (it may underflow to 0).
+    stop = np.exp2(grade - top[group]) - np.exp2(-top[group])
     # prod_{j<i} (1 - R_j) inside the query, as exp of a running sum of logs; rows with
     # R = 0 (not relevant, unjudged) multiply by 1 and are left out.
-    log_going_on = np.log1p(-stop)
+    at_top = grade == top[group]
+    log_going_on = np.where(at_top, -top[group] * np.log(2.0), np.log1p(-np.where(at_top, 0, stop)))
     before = group_cumsum(log_going_on, group) - log_going_on
     weights = stop * np.exp(before) / ranked.position[counted]
     return np.bincount(group, weights=weights, minlength=ranked.n_groups)

@@ -9,11 +9,34 @@ retrieved documents (the j-th of them at ``rank_j``), 0 when recall r is never r
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
+from pdireval._errors import MetricError
 from pdireval._prepare.ranked import Ranked
 from pdireval.metrics._base import Family, Param, integer_at_least, register, rel_param
 
 __all__ = ["IPrec", "iAP", "interpolated_precision", "recall_levels"]
+
+
+#: The most recall levels ``iAP`` averages over (each level costs a pass over the queries).
+MAX_POINTS = 10_001
+
+
+def _best_from(ranked: Ranked, rel: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per group: where its relevant retrieved rows start among them, how many there are,
+    and for each of those rows the best precision at it or below it (a suffix maximum)."""
+
+    def compute() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        relevant = ranked.relevant(rel)
+        group = ranked.group[relevant]
+        precision = ranked.relevant_so_far(rel)[relevant] / ranked.position[relevant]
+        count = np.bincount(group, minlength=ranked.n_groups)
+        start = np.cumsum(count) - count
+        # Suffix maximum inside each group: a running maximum of the reversed rows.
+        backwards = pd.Series(precision[::-1]).groupby(group[::-1], sort=False).cummax()
+        return start, count, backwards.to_numpy(dtype=np.float64)[::-1]
+
+    return ranked.cached(("interpolated", rel), compute)
 
 
 def interpolated_precision(ranked: Ranked, recall: float, rel: int) -> np.ndarray:
@@ -24,17 +47,11 @@ def interpolated_precision(ranked: Ranked, recall: float, rel: int) -> np.ndarra
     implementations), and the value is the best precision from that relevant document
     on; 0 when fewer relevant documents were retrieved.
     """
-    relevant = ranked.relevant(rel)
-    found = ranked.relevant_so_far(rel)[relevant]
-    group = ranked.group[relevant]
-    precision = found / ranked.position[relevant]
-    needed = np.floor(recall * ranked.num_relevant(rel) + 0.9)
-    reached = needed <= np.bincount(group, minlength=ranked.n_groups)
-    counted = found >= needed[group]
-    best = np.zeros(ranked.n_groups)
-    np.maximum.at(best, group[counted], precision[counted])
-    best[~reached] = 0.0
-    return best
+    start, count, best = _best_from(ranked, rel)
+    needed = np.floor(recall * ranked.num_relevant(rel) + 0.9).astype(np.int64)
+    reached = (needed <= count) & (count > 0)
+    at = np.where(reached, start + np.maximum(needed, 1) - 1, 0)
+    return np.where(reached, best[at] if len(best) else 0.0, 0.0)
 
 
 def _iprec(ranked: Ranked, *, k: float, rel: int) -> np.ndarray:
@@ -48,7 +65,21 @@ def recall_levels(points: int) -> list[float]:
 
 def _iap(ranked: Ranked, *, k: None, rel: int, points: int) -> np.ndarray:
     levels = recall_levels(points)
-    return sum(interpolated_precision(ranked, level, rel) for level in levels) / len(levels)
+    total = np.zeros(ranked.n_groups)
+    for level in levels:
+        total += interpolated_precision(ranked, level, rel)
+    return total / len(levels)
+
+
+def _points(name: str, value: object) -> int:
+    points = integer_at_least(2)(name, value)
+    if points > MAX_POINTS:
+        msg = (
+            f"parameter {name}= is at most {MAX_POINTS} recall levels, got {points}; the "
+            "customary curve has 11 (0, 0.1, ..., 1) and 101 is already a fine grid"
+        )
+        raise MetricError(msg)
+    return points
 
 
 IPrec = register(
@@ -74,7 +105,7 @@ iAP = register(
         _iap,
         params=(
             rel_param(),
-            Param("points", 11, integer_at_least(2), "number of recall levels from 0 to 1"),
+            Param("points", 11, _points, "number of recall levels from 0 to 1 (at most 10,001)"),
         ),
         aliases=("11pt_avg", "11pt", "interpolated_ap"),
         doc="""Interpolated average precision: mean of ``IPrec`` over equally spaced recall levels.

@@ -70,6 +70,14 @@ def _f_at_k(ranked: Ranked, *, k: int, rel: int, beta: float, alpha: float | Non
 
 def _fallout(ranked: Ranked, *, k: int | None, rel: int, n_docs: int | None) -> np.ndarray:
     _check_n_docs({"n_docs": n_docs})
+    # retrieved documents, and judged ones not retrieved
+    seen = ranked.num_ret + ranked.per_group(ranked.judged_group) - ranked.per_group(ranked.group)
+    if np.any(seen > n_docs):
+        msg = (
+            f"Fallout(n_docs={n_docs}) is smaller than the {int(seen.max())} documents one "
+            "query retrieved or judged; n_docs is the size of the whole collection"
+        )
+        raise MetricError(msg)
     in_top = ranked.position <= k if k is not None else np.ones(len(ranked.position), bool)
     retrieved = ranked.num_ret if k is None else np.minimum(ranked.num_ret, k)
     nonrelevant_retrieved = retrieved - ranked.per_query_count(ranked.relevant(rel) & in_top)

@@ -2,11 +2,12 @@
 
 The notes define them over three sets of one query: R, the relevant documents
 (judged with a label >= ``rel``); A, the answer set; and K, the documents the user
-already knew -- the boolean ``known`` column of the frame (role ``known``; missing
-means False, and a frame without the column knows nothing). The notes leave A
+already knew -- the boolean ``known`` column of the frame (role ``known``; a missing
+value means False). The notes leave A
 informal; here A is the retrieved documents, or the top k of them with ``@k``.
 
-Where a ratio has nothing to divide by, the choice is stated per measure:
+``Coverage`` and ``Novelty`` need the known column; they are refused on a frame
+without one. Where a ratio has nothing to divide by, the choice is stated per measure:
 ``Coverage`` and ``Novelty`` are NaN when undefined (the user knew no relevant
 document; nothing relevant was retrieved) -- :func:`pdireval.summary` then averages
 over the queries where they are defined -- while ``Satisfaction`` and ``Frustration``
@@ -194,6 +195,7 @@ Coverage = register(
     Family(
         "Coverage",
         _coverage,
+        needs=("known",),
         params=(rel_param(),),
         cutoff="optional",
         aliases=("coverage_ratio",),
@@ -210,6 +212,7 @@ Novelty = register(
     Family(
         "Novelty",
         _novelty,
+        needs=("known",),
         params=(rel_param(),),
         cutoff="optional",
         aliases=("novelty_ratio",),
