@@ -77,9 +77,17 @@ def _aligned(table: pd.DataFrame, label: str) -> pd.DataFrame:
         queries = list(wide.index[partial])
         lacking = [run for run in wide.columns if missing.loc[partial, run].any()]
         shown = queries[:_SHOWN] + (["..."] if len(queries) > _SHOWN else [])
+        where = f"{len(queries)} quer{'y' if len(queries) == 1 else 'ies'}"
+        undefined = table[label].unstack(level=0, fill_value=0.0).isna()  # NaN values, not rows
+        if undefined.loc[partial].any().any():  # the rows exist: the metric is undefined there
+            msg = (
+                f"{label} is undefined (NaN) for runs {lacking} on {where} where other runs "
+                f"have a value: {shown}. A paired test needs a value of every run on every "
+                f"query: compare a metric defined everywhere, or drop those queries first"
+            )
+            raise SchemaError(msg)
         msg = (
-            f"runs {lacking} have no {label} value for {len(queries)} "
-            f"quer{'y' if len(queries) == 1 else 'ies'} that other runs have: {shown}. "
+            f"runs {lacking} have no {label} value for {where} that other runs have: {shown}. "
             "Runs are compared on the same queries: evaluate with queries='judged' and give "
             "every run the judgments of every query (pdireval.merge_qrels(run, qrels) does), "
             "or remove those queries from the frame"

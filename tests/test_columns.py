@@ -118,3 +118,23 @@ def test_ranks_beyond_float_precision_keep_their_order() -> None:
     )
     assert float(base + 1) == float(base + 2)  # what a float64 key would lose
     assert frame.ireval.evaluate("RR")["RR"].tolist() == [0.5]
+
+
+@pytest.mark.parametrize("dtype", ["object", "str", "category", "int64"])
+@pytest.mark.parametrize("rows", [2, 40])
+def test_result_index_keeps_the_query_dtype_in_any_row_order(dtype: str, rows: int) -> None:
+    """Grouped rows (first row of each block read) and shuffled rows give the same index."""
+    half = rows // 2
+    frame = pd.DataFrame(
+        {
+            "query": np.repeat(["1", "2"], half),
+            "doc": [f"d{i}" for i in range(rows)],
+            "rank": np.tile(np.arange(1, half + 1), 2),
+            "rel": 1,
+        }
+    )
+    frame["query"] = frame["query"].astype(dtype)
+    grouped = pdireval.evaluate(frame, "AP").index
+    shuffled = pdireval.evaluate(frame.sample(frac=1, random_state=0), "AP").index
+    assert grouped.dtype == frame["query"].dtype
+    pd.testing.assert_index_equal(grouped, shuffled)

@@ -445,3 +445,14 @@ def test_summary_ci_errors() -> None:
         frame.ireval.summary("AP", ci=95)
     with pytest.raises(pdireval.MetricError, match="ci_method='z'"):
         frame.ireval.summary("AP", ci=0.95, ci_method="z")
+
+
+def test_undefined_values_get_their_own_advice() -> None:
+    """SearchLength is NaN where nothing relevant was found: the message says so instead of
+    suggesting to merge the judgments again."""
+    frame = toy()
+    worse = frame[frame["run"] == "system2"].assign(run="blind", rel=0)
+    both = pd.concat([frame[frame["run"] == "system1"], worse], ignore_index=True)
+    with pytest.raises(pdireval.SchemaError, match=r"SearchLength is undefined \(NaN\)") as info:
+        pdireval.compare(both, "SearchLength")
+    assert "merge_qrels" not in str(info.value)

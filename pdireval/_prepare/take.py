@@ -39,7 +39,7 @@ def take(values: pd.Series, rows: np.ndarray) -> pd.Series:
     chunked = getattr(array, "_pa_array", None)
     rebuild = getattr(array, "_from_pyarrow_array", None)
     if chunked is None or chunked.num_chunks < 2 or rebuild is None or not len(rows):
-        return pd.Series(array.take(rows), name=values.name)
+        return pd.Series(array.take(rows), name=values.name, dtype=values.dtype)
     import pyarrow as pa
 
     rows = np.asarray(rows, dtype=np.int64)
