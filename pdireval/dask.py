@@ -25,7 +25,6 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-import dask
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
@@ -370,8 +369,8 @@ def merge_qrels(
         on=_KEY, npartitions=n
     )
     runs = None
-    if resolved.run is not None:
-        runs = dask.delayed(_unique)(run[resolved.run].drop_duplicates())
+    if resolved.run is not None:  # every partition needs them: one small reduction, now
+        runs = _unique(run[resolved.run].drop_duplicates().compute())
     return dd.map_partitions(
         _merge_partition,
         keyed_run,

@@ -137,5 +137,5 @@ def perfect_ranking(frame: pd.DataFrame) -> pd.DataFrame:
     label = out["rel"].astype("float64").to_numpy(na_value=np.nan)
     out["_key"] = np.where(np.isnan(label), -np.inf, label)
     out = out.sort_values([*keys, "_key", "doc"], ascending=[True] * len(keys) + [False, True])
-    out["rank"] = out.groupby(keys, sort=False).cumcount() + 1
+    out["rank"] = out.groupby(keys, sort=False, observed=True).cumcount() + 1
     return out.drop(columns="_key")

@@ -138,3 +138,28 @@ def test_result_index_keeps_the_query_dtype_in_any_row_order(dtype: str, rows: i
     shuffled = pdireval.evaluate(frame.sample(frac=1, random_state=0), "AP").index
     assert grouped.dtype == frame["query"].dtype
     pd.testing.assert_index_equal(grouped, shuffled)
+
+
+@pytest.mark.parametrize("dtype", ["object", "str", pd.StringDtype("python")])
+def test_ids_differing_only_in_nul_characters_stay_apart(dtype) -> None:
+    """'q' and 'q\\x00' (and '' and '\\x00') are different queries and documents."""
+    frame = pd.DataFrame(
+        {
+            "query": ["q", "q", "q\x00", "q\x00", "", "\x00"],
+            "doc": ["a", "a\x00", "a", "", "", "\x00"],
+            "rank": [1, 2, 1, 2, 1, 1],
+            "rel": [0, 1, 1, 0, 1, 0],
+        }
+    )
+    frame = frame.astype({"query": dtype, "doc": dtype})
+    table = pdireval.evaluate(frame, ["RR", "NumRet"])
+    assert len(table) == 4
+    assert table["NumRet"].sum() == 6
+    by_query = dict(zip(table.index, table["RR"], strict=True))
+    assert by_query == {"q": 0.5, "q\x00": 1.0, "": 1.0, "\x00": 0.0}
+    qrels = frame[["query", "doc", "rel"]]
+    merged = pdireval.merge_qrels(frame.drop(columns="rel"), qrels)
+    pd.testing.assert_frame_equal(
+        merged.ireval.evaluate(["RR", "NumRet"]).reset_index(drop=True),
+        table.reset_index(drop=True),
+    )

@@ -75,7 +75,9 @@ def test_excel(report, tmp_path) -> None:
     assert summary.freeze_panes == "B2"
     assert summary.auto_filter.ref == "A1:C4"
     assert summary["A3"].value == "better"
-    assert summary["B3"].value == pytest.approx(report.summary.loc["better", "P@10"], abs=0)
+    assert summary["B3"].value == pytest.approx(
+        report.summary.loc["better", "P@10"], rel=1e-15
+    )  # Excel keeps 15 digits
     assert summary["B3"].number_format == "0.0000"
     assert summary["B3"].font.bold  # better is best on P@10
     assert not summary["B2"].font.bold

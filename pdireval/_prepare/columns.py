@@ -170,7 +170,7 @@ def check_frame(frame: object) -> None:
         return
     kind = type(frame)
     module = kind.__module__.split(".")[0]
-    if module == "dask":
+    if module.startswith("dask"):  # dask, and dask_expr before dask 2025
         fix = (
             "for dask DataFrames use the Dask backend: import pdireval.dask, then "
             "ddf.ireval.evaluate(...) or pdireval.dask.merge_qrels(...)"

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval._prepare.columns import ResolvedColumns
-from pdireval._prepare.keys import id_keys
+from pdireval._prepare.keys import arrow_strings, id_keys
 from pdireval._prepare.take import take
 
 __all__ = ["fingerprint", "repeated_rows"]
@@ -65,7 +65,11 @@ def repeated_rows(
     suspects = _colliding(keys, group)
     if not len(suspects):
         return np.zeros(0, dtype=np.int64)
-    exact = pd.DataFrame({"group": group[suspects], "doc": take(docs, suspects).array})
+    suspected = take(docs, suspects)
+    converted = arrow_strings(suspected)  # pandas 2 hashes Python strings up to a NUL
+    exact = pd.DataFrame(
+        {"group": group[suspects], "doc": (suspected if converted is None else converted).array}
+    )
     return suspects[exact.duplicated().to_numpy()]
 
 

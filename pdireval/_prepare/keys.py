@@ -82,7 +82,7 @@ def spread(keys: np.ndarray, bits: int) -> np.ndarray:
     """
     mixed = keys * _MULTIPLIER
     mixed >>= np.uint64(64 - bits)
-    return mixed
+    return mixed.view(np.int64)  # < 2**bits: usable as indices by every numpy
 
 
 def string_dtype() -> Any:

@@ -204,7 +204,9 @@ def _stacked(
             columns[name] = pd.arrays.IntegerArray(values, missing)
         else:  # missing in the added rows, with pandas' usual promotion (int -> float)
             filled = np.r_[np.arange(n_run), np.full(n_added, -1)]
-            columns[name] = pd.api.extensions.take(column.array, filled, allow_fill=True)
+            extension = isinstance(column.dtype, pd.api.extensions.ExtensionDtype)
+            values = column.array if extension else column.to_numpy()
+            columns[name] = pd.api.extensions.take(values, filled, allow_fill=True)
     columns.update(appended)
     return pd.DataFrame(columns, index=pd.RangeIndex(n_run + n_added), copy=False)
 
@@ -499,7 +501,8 @@ def _extend_categorical(column: pd.Categorical, extra: object) -> pd.Categorical
     if new.any():
         added, new_codes = _unique_in_order(extra[new])
         codes[new] = len(categories) + new_codes
-        dtype = _categorical_dtype(categories.append(added), bool(column.ordered))
+        combined = added if len(categories) == 0 else categories.append(added)
+        dtype = _categorical_dtype(combined, bool(column.ordered))
     codes = np.concatenate([column.codes, codes.astype(column.codes.dtype, copy=False)])
     return pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
 
@@ -525,8 +528,19 @@ def _positions_in(haystack: pd.Series, needles: pd.Series) -> np.ndarray:
 
 
 def _unique_in_order(values: pd.Series) -> tuple[pd.Index, np.ndarray]:
-    """Distinct values in order of appearance, and each value's position among them."""
-    codes, uniques = pd.factorize(values)
+    """Distinct values in order of appearance, and each value's position among them.
+
+    Categorical values are read as their categories' values first (factorizing a
+    categorical may list the uniques in category order), and Python strings go through
+    Arrow (pandas 2 hashes them only up to a NUL character).
+    """
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        plain = values.array
+        values = pd.Series(plain.categories.take(plain.codes))
+    converted = arrow_strings(values)
+    codes, uniques = pd.factorize(values if converted is None else converted)
+    if converted is not None:
+        return pd.Index(np.asarray(uniques, dtype=object), dtype=values.dtype), codes
     return pd.Index(uniques), codes
 
 

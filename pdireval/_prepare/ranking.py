@@ -18,6 +18,7 @@ from pdireval._options import Evaluation
 from pdireval._prepare.blocks import adjacent_differs
 from pdireval._prepare.columns import ATTRS_KEY, ResolvedColumns
 from pdireval._prepare.duplicates import fingerprint, repeated_rows
+from pdireval._prepare.keys import arrow_strings
 from pdireval._prepare.positions import TieBreak, judged_positions
 from pdireval._prepare.ranked import Ranked
 from pdireval._prepare.take import take
@@ -237,11 +238,25 @@ def _factorize_sorted(values: pd.Series) -> tuple[IntArray, pd.Index]:
     if n > 1:
         starts = np.flatnonzero(np.r_[True, adjacent_differs(values)])
         if len(starts) * 8 <= n:
-            block_codes, uniques = pd.factorize(take(values, starts), sort=True)
+            block_codes, uniques = _factorize(take(values, starts))
             codes = np.repeat(_narrow(block_codes), np.diff(np.r_[starts, n]))
-            return codes, pd.Index(uniques)
-    codes, uniques = pd.factorize(values, sort=True)
-    return _narrow(codes), pd.Index(uniques)
+            return codes, uniques
+    codes, uniques = _factorize(values)
+    return _narrow(codes), uniques
+
+
+def _factorize(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """``pd.factorize(values, sort=True)``, Python strings hashed through Arrow.
+
+    pandas 2's hash table of Python strings stops at a NUL character ("q" and
+    "q\x00" would be one query); Arrow compares every byte. The ids keep their dtype.
+    """
+    converted = arrow_strings(values)
+    if converted is None:
+        codes, uniques = pd.factorize(values, sort=True)
+        return codes, pd.Index(uniques)
+    codes, uniques = pd.factorize(converted, sort=True)
+    return codes, pd.Index(np.asarray(uniques, dtype=object), dtype=values.dtype)
 
 
 def group_codes(frame: pd.DataFrame, columns: ResolvedColumns) -> tuple[IntArray, pd.Index]:
