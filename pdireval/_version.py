@@ -1,3 +1,3 @@
 """The version of pdireval, defined once (``pyproject.toml`` reads it from here)."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
