@@ -2,11 +2,15 @@
 
 Importing this package registers the families; look them up by name with
 :func:`parse_metric` or use the objects directly (``P @ 10``, ``nDCG(gain='exp') @ 10``).
+Declare metrics of your own with :func:`define` (a vectorised kernel over a
+:class:`Ranked`) or :func:`define_per_query` (a Python function of one query).
 """
 
 from __future__ import annotations
 
+from pdireval._prepare.ranked import Ranked
 from pdireval.metrics._base import REGISTRY, Family, Metric, Param
+from pdireval.metrics._define import define, define_per_query
 from pdireval.metrics._parse import MetricLike, parse_metric, parse_metrics
 from pdireval.metrics.average_precision import AP
 from pdireval.metrics.bpref import Bpref
@@ -61,6 +65,7 @@ __all__ = [
     "Param",
     "R",
     "RBPResidual",
+    "Ranked",
     "RecallEffort",
     "RelP",
     "RelativeRecall",
@@ -76,6 +81,8 @@ __all__ = [
     "Success",
     "Utility",
     "binG",
+    "define",
+    "define_per_query",
     "iAP",
     "infAP",
     "nDCG",

@@ -1,0 +1,273 @@
+"""Metrics of your own: declare a family once and use it everywhere by name.
+
+:func:`define` registers a vectorised kernel over the prepared arrays -- the same
+contract as the built-in families. :func:`define_per_query` wraps a plain Python
+function of one query's ranked labels; it is convenient and slow (a Python loop over
+queries), meant for prototypes and small collections.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from pdireval._errors import MetricError
+from pdireval._prepare.ranked import Ranked
+from pdireval.metrics._base import (
+    REGISTRY,
+    Cutoff,
+    Family,
+    Param,
+    boolean,
+    integer_at_least,
+    plain_number,
+    register,
+    rel_param,
+)
+
+__all__ = ["define", "define_per_query"]
+
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+
+
+def define(
+    name: str,
+    kernel: Callable[..., np.ndarray],
+    *,
+    params: Mapping[str, Any] | None = None,
+    cutoff: Cutoff = "none",
+    aliases: tuple[str, ...] = (),
+    bounded: bool = True,
+    average_kernel: Callable[..., np.ndarray] | None = None,
+    needs: tuple[str, ...] = (),
+    doc: str = "",
+    replace: bool = False,
+) -> Family:
+    """Declare a metric family: a vectorised kernel over the prepared arrays.
+
+    Parameters
+    ----------
+    name : str
+        The metric's name (letters, digits, underscores), used in strings such as
+        ``"Name(param=1)@10"`` by every function, the command line and the Dask backend.
+    kernel : callable
+        ``kernel(ranked, *, k, rel, **params) -> ndarray``: one float64 value per
+        group of ``ranked`` (a :class:`~pdireval.metrics.Ranked`). ``k`` is the cutoff
+        (None without one); ``rel`` the minimum label counted as relevant. Compute with
+        numpy over the arrays -- ``np.bincount`` per group, masks over ``position`` --
+        and no Python loop over queries.
+    params : mapping of str to default value, optional
+        The metric's other parameters and their defaults; a value given later must have
+        the default's type (a whole number, a number, True/False or a string). Pass a
+        :class:`~pdireval.metrics.Param` for a check of your own.
+    cutoff : {"none", "optional", "required"}
+        Whether the metric takes ``@k``.
+    aliases : tuple of str
+        Other names it answers to (case-insensitive).
+    bounded : bool
+        Whether every value lies in [0, 1].
+    average_kernel : callable, optional
+        The kernel of the expected value over every order of tied scores
+        (``ties="average"``); without one that policy is refused for this metric.
+    needs : tuple of str
+        Column roles the kernel reads besides query, doc, rel and rank/score
+        (``("known",)``); frames without them are refused.
+    doc : str
+        What the metric measures, shown by ``help()`` and in reports.
+    replace : bool
+        Replace a metric of your own of the same name (e.g. when a notebook cell runs
+        again); a built-in family is never replaced.
+
+    Returns
+    -------
+    Family
+        The registered family; ``family @ 10`` and ``family(param=...)`` give metrics.
+
+    Raises
+    ------
+    MetricError
+        A bad or taken name, or bad parameter declarations.
+
+    Examples
+    --------
+    Precision at k, declared again (it gives the built-in ``P@k``'s numbers):
+
+    >>> import numpy as np, pandas as pd, pdireval
+    >>> from pdireval.metrics import define
+    >>> def precision(ranked, *, k, rel):
+    ...     hits = ranked.per_query_count(ranked.relevant(rel) & (ranked.position <= k))
+    ...     return hits / k
+    >>> MyP = define("MyP", precision, cutoff="required", replace=True)
+    >>> df = pd.DataFrame({"query": "q", "doc": ["a", "b", "c"], "rank": [1, 2, 3],
+    ...                    "rel": [1, 0, 1]})
+    >>> pdireval.evaluate(df, ["MyP@2", "P@2", MyP(rel=2) @ 3])
+    metric  MyP@2  P@2  MyP(rel=2)@3
+    query
+    q         0.5  0.5           0.0
+    """
+    if not isinstance(name, str) or not _NAME.match(name):
+        msg = f"a metric name is letters, digits and underscores, starting with a letter: {name!r}"
+        raise MetricError(msg)
+    if not callable(kernel):
+        msg = f"kernel must be a function kernel(ranked, *, k, rel, ...), got {kernel!r}"
+        raise MetricError(msg)
+    existing = REGISTRY.get(name)
+    if existing is not None:
+        if not (replace and getattr(existing, "user_defined", False)):
+            what = (
+                "a metric of your own" if getattr(existing, "user_defined", False) else "built in"
+            )
+            msg = f"a metric named {name!r} exists already ({what}); choose another name" + (
+                ", or pass replace=True" if what == "a metric of your own" else ""
+            )
+            raise MetricError(msg)
+        del REGISTRY[name]
+    declared = (rel_param(), *(_param(key, value) for key, value in (params or {}).items()))
+    family = Family(
+        name,
+        kernel,
+        params=declared,
+        cutoff=cutoff,
+        aliases=aliases,
+        bounded=bounded,
+        average_kernel=average_kernel,
+        needs=needs,
+        doc=doc or f"{name}: a metric defined with pdireval.metrics.define.",
+    )
+    family.user_defined = True  # type: ignore[attr-defined]
+    return register(family)
+
+
+def define_per_query(
+    name: str,
+    function: Callable[..., float],
+    *,
+    params: Mapping[str, Any] | None = None,
+    cutoff: Cutoff = "none",
+    bounded: bool = True,
+    doc: str = "",
+    replace: bool = False,
+) -> Family:
+    """Declare a metric from a Python function of one query (slow: a loop over queries).
+
+    Parameters
+    ----------
+    name : str
+        The metric's name, as in :func:`define`.
+    function : callable
+        ``function(ranking, judgments, **params) -> float`` for one query (of one
+        run): ``ranking`` the labels of the retrieved documents in rank order -- cut at
+        ``k`` when the metric has a cutoff -- with NaN for unjudged documents, and
+        ``judgments`` the labels of every judged document of the query, retrieved or
+        not. Both are float64 arrays of the labels as judged (negative ones included):
+        the function decides what counts as relevant, e.g. with ``rel``.
+    params, cutoff, bounded, doc, replace
+        As in :func:`define` (``rel`` is passed to ``function`` too).
+
+    Returns
+    -------
+    Family
+
+    Notes
+    -----
+    The function runs once per query in Python: fine for hundreds of queries, slow for
+    millions. For speed, write a vectorised kernel with :func:`define`.
+
+    Examples
+    --------
+    nDCG@k in a dozen readable lines (it gives the built-in ``nDCG@k``'s numbers):
+
+    >>> import numpy as np, pandas as pd, pdireval
+    >>> from pdireval.metrics import define_per_query
+    >>> def ndcg(ranking, judgments, *, k, rel):
+    ...     gains = np.where(ranking >= rel, np.nan_to_num(ranking), 0.0)
+    ...     discounts = np.log2(np.arange(2, len(gains) + 2))
+    ...     ideal = np.sort(np.where(judgments >= rel, judgments, 0.0))[::-1][:k]
+    ...     best = np.sum(ideal / np.log2(np.arange(2, len(ideal) + 2)))
+    ...     return float(np.sum(gains / discounts) / best) if best > 0 else 0.0
+    >>> SlowNDCG = define_per_query("SlowNDCG", ndcg, cutoff="required", replace=True)
+    >>> df = pd.DataFrame({"query": "q", "doc": ["a", "b", "c", "d"],
+    ...                    "rank": [1, 2, 3, None], "rel": [0, 2, 1, 3]})
+    >>> pdireval.evaluate(df, ["SlowNDCG@3", "nDCG@3"]).round(6)
+    metric  SlowNDCG@3    nDCG@3
+    query
+    q         0.369994  0.369994
+    """
+    if not callable(function):
+        msg = f"function must be function(ranking, judgments, ...) -> float, got {function!r}"
+        raise MetricError(msg)
+
+    def kernel(ranked: Ranked, *, k: int | None, **values: Any) -> np.ndarray:
+        return _per_query(ranked, function, k, values)
+
+    return define(
+        name,
+        kernel,
+        params=params,
+        cutoff=cutoff,
+        bounded=bounded,
+        doc=doc or f"{name}: a per-query metric defined with pdireval.metrics.define_per_query.",
+        replace=replace,
+    )
+
+
+def _per_query(
+    ranked: Ranked, function: Callable[..., float], k: int | None, values: dict[str, Any]
+) -> np.ndarray:
+    """Call ``function`` once per group with its ranking and judgments."""
+    num_ret = ranked.num_ret.astype(np.int64)
+    depth = num_ret if k is None else np.minimum(num_ret, k)
+    ranking = np.full(int(depth.sum()), np.nan)
+    start = np.cumsum(depth) - depth
+    shown = ranked.position <= depth[ranked.group]
+    ranking[start[ranked.group[shown]] + ranked.position[shown] - 1] = ranked.label[shown]
+    judged_order = np.argsort(ranked.judged_group, kind="stable")
+    judged_labels = ranked.judged_label[judged_order]
+    judged_start = np.searchsorted(ranked.judged_group[judged_order], np.arange(ranked.n_groups))
+    judged_end = np.r_[judged_start[1:], len(judged_labels)]
+    out = np.empty(ranked.n_groups)
+    options = values if k is None else {"k": k, **values}
+    for group in range(ranked.n_groups):
+        mine = ranking[start[group] : start[group] + depth[group]]
+        judgments = judged_labels[judged_start[group] : judged_end[group]]
+        out[group] = float(function(mine, judgments, **options))
+    return out
+
+
+def _param(name: str, default: Any) -> Param:
+    """A parameter whose values must have the default's type."""
+    if isinstance(default, Param):
+        return default
+    if name == "rel":
+        msg = "rel= is every metric's parameter already (minimum label counted as relevant)"
+        raise MetricError(msg)
+    if isinstance(default, bool):
+        return Param(name, default, boolean)
+    if isinstance(default, int):
+        return Param(name, default, integer_at_least(-(2**63)))
+    if isinstance(default, float):
+        return Param(name, default, _number)
+    if isinstance(default, str):
+        return Param(name, default, _text)
+    msg = (
+        f"parameter {name}= has a default of type {type(default).__name__}; use a number, "
+        "True/False or a string, or declare a pdireval.metrics.Param with its own check"
+    )
+    raise MetricError(msg)
+
+
+def _number(name: str, value: Any) -> int | float:
+    if isinstance(value, bool) or not isinstance(value, int | float | np.number):
+        msg = f"parameter {name}= must be a number, got {value!r}"
+        raise MetricError(msg)
+    return plain_number(value)  # 2.0 and 2 give one label
+
+
+def _text(name: str, value: Any) -> str:
+    if not isinstance(value, str):
+        msg = f"parameter {name}= must be a string, got {value!r}"
+        raise MetricError(msg)
+    return value
