@@ -1,25 +1,36 @@
-"""Reports for spreadsheets, papers and notebooks: one object, several renderings.
+"""Reports for papers, spreadsheets and notebooks: one object, several renderings.
 
-:func:`pdireval.report` evaluates a frame once and returns a :class:`Report` holding the
-summary, the comparison and the per-query tables. It renders to Excel (openpyxl, extra
-``excel``, imported only by :meth:`Report.to_excel`), LaTeX (booktabs), Markdown, CSV
-files and HTML for notebooks (pandas Styler when jinja2 is installed, plain tables
-otherwise).
+:func:`pdireval.report` evaluates a frame once and returns a :class:`Report`: the
+compact *paper table* (runs x metrics, the mean, optionally its confidence interval,
+the best run of each metric in bold and a mark after every significant difference),
+the comparison behind the marks, the per-query values and the settings. Every
+rendering -- LaTeX, Markdown, HTML, Excel, CSV -- writes the same numbers with the same
+marks and legend (:mod:`pdireval._format`).
 """
 
 from __future__ import annotations
 
+import html
 import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 
 from pdireval._comparison import compare_table, per_query_table
-from pdireval._errors import MissingDependencyError
+from pdireval._format import (
+    BETTER,
+    WORSE,
+    Marks,
+    best_runs,
+    format_delta,
+    format_p,
+    format_percent,
+    format_value,
+)
 from pdireval._options import Evaluation, Significance
 from pdireval._summary import aggregate
 from pdireval._version import __version__
@@ -27,27 +38,31 @@ from pdireval.metrics._base import Metric
 
 __all__ = ["Report", "build_report"]
 
-#: Markers of significance against the 1st, 2nd, ... baseline (LaTeX, then plain text).
-_LATEX_MARKS = (r"\dagger", r"\ddagger", r"\S", r"\P", r"\star")
-_TEXT_MARKS = ("†", "‡", "§", "¶", "*")
-_TESTS = {
-    "t": "paired t-test",
-    "wilcoxon": "Wilcoxon signed-rank test",
-    "sign": "sign test",
-    "permutation": "paired randomisation (permutation) test",
-    "bootstrap": "paired bootstrap test",
-}
-_CORRECTIONS = {
-    "holm": "Holm",
-    "bonferroni": "Bonferroni",
-    "fdr_bh": "Benjamini-Hochberg (FDR)",
-    None: "no",
-}
 TIE_RULE = (
     "rank column order when present; otherwise score descending, equal scores ordered by the "
     "'ties' policy above (trec: doc id descending compared as strings, as trec_eval); "
     "per-query differences within 1e-12 count as ties"
 )
+
+#: The comparison's columns as a person reads them, in the order shown.
+COMPARISON_HEADERS = {
+    "run": "Run",
+    "baseline": "Baseline",
+    "metric": "Metric",
+    "mean": "Mean",
+    "baseline_mean": "Baseline mean",
+    "delta": "Δ",
+    "relative_delta": "Δ %",
+    "ci_low": "Δ CI low",
+    "ci_high": "Δ CI high",
+    "p_value": "p",
+    "p_adjusted": "p (adjusted)",
+    "significant": "Significant",
+    "effect_size": "Effect size (d)",
+    "wins": "Wins",
+    "ties": "Ties",
+    "losses": "Losses",
+}
 
 
 def definition(metric: Metric) -> str:
@@ -57,36 +72,9 @@ def definition(metric: Metric) -> str:
     return text if end < 0 else text[: end + 1]
 
 
-def _mark(index: int, marks: Sequence[str]) -> str:
-    return marks[index] if index < len(marks) else str(index + 1)
-
-
-def _plain(value: Any) -> Any:
-    """A cell value for openpyxl: Python scalars, None for missing or infinite numbers."""
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if value is None or value is pd.NA:
-        return None
-    if isinstance(value, bool | int | float | str):
-        return value
-    return str(value)
-
-
-def _text(value: Any, digits: int) -> str:
-    """A cell as text for Markdown/LaTeX: floats with ``digits`` decimals, missing empty."""
-    value = _plain(value)
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        return f"{value:.{digits}f}"
-    return str(value)
-
-
 @dataclass(frozen=True, repr=False)
 class Report:
-    """Summary, comparison and per-query tables of several runs, ready to render.
+    """The results of several runs, ready to paste into a paper, a sheet or a notebook.
 
     Build one with :func:`pdireval.report` (or ``df.ireval.report``).
 
@@ -95,32 +83,38 @@ class Report:
     summary : DataFrame
         Mean of each metric: one row per run, one column per metric.
     comparison : DataFrame
-        The table of :func:`pdireval.compare`.
+        The table of :func:`pdireval.compare`: one row per (run, baseline, metric).
     per_query : DataFrame
         Index (metric, query); columns (stat, run) as in :func:`pdireval.per_query`,
-        each metric's block sorted by its own first delta.
+        each metric's block sorted by its own first difference.
+    intervals : DataFrame
+        Half-width of the 95% Student t interval of each mean (runs x metrics); NaN
+        when a run has fewer than two queries.
     settings : dict
-        Query policy, test, correction, alpha, resampling, baseline and version.
+        Query policy, test, correction, alpha, resampling, baselines and version.
     definitions : dict
         Metric label -> first sentence of its family's definition.
 
     Examples
     --------
     >>> import pdireval
-    >>> from pdireval.datasets import toy
-    >>> report = toy().ireval.report(["AP", "P@5"], baseline="system1")
-    >>> report.summary.round(4)
-    metric       AP  P@5
+    >>> from pdireval.datasets import example
+    >>> report = example().ireval.report(["AP", "P@10"], baseline="medium")
+    >>> print(report.table())
+    metric      AP    P@10
     run
-    system1  0.6597  0.5
-    system2  0.4820  0.4
-    >>> print(report.to_markdown().splitlines()[2])
-    | run | AP | P@5 |
+    medium  0.5756  0.5520
+    strong  0.8781▲ 0.7520▲
+    weak    0.2161▼ 0.3000▼
+    >>> print(report.legend())  # doctest: +NORMALIZE_WHITESPACE
+    ▲/▼: significantly better/worse than medium; paired t-test, Holm's correction over 4
+    comparisons, alpha = 0.05.
     """
 
     summary: pd.DataFrame
     comparison: pd.DataFrame
     per_query: pd.DataFrame
+    intervals: pd.DataFrame
     settings: dict[str, Any] = field(default_factory=dict)
     definitions: dict[str, str] = field(default_factory=dict)
 
@@ -129,14 +123,94 @@ class Report:
         metrics = list(self.summary.columns)
         return f"<Report: runs {runs}, metrics {metrics}, {len(self.comparison)} comparisons>"
 
-    # --- tables shared by the renderings ------------------------------------------------
+    # --- the shared vocabulary ------------------------------------------------------------
+
+    @property
+    def marks(self) -> Marks:
+        """Which cells differ significantly from which baseline, and which way."""
+        return Marks.of(
+            self.comparison,
+            self.settings["test"],
+            self.settings["correction"],
+            self.settings["alpha"],
+        )
+
+    def legend(self) -> str:
+        """The sentence that explains the marks (test, correction, alpha, baselines)."""
+        return self.marks.legend()
+
+    def cells(self, *, ci: bool = False, digits: int = 4) -> list[list[tuple[str, str, bool]]]:
+        """The paper table as (value text, marks, best?) per run and metric."""
+        best, marks = best_runs(self.summary), self.marks
+        rows = []
+        for run, row in self.summary.iterrows():
+            cells = []
+            for label in self.summary.columns:
+                text = format_value(row[label], digits)
+                half = self.intervals.loc[run, label] if ci else np.nan
+                if text and ci and not math.isnan(half):
+                    text += f" ± {format_value(half, digits)}"
+                cells.append((text, marks.text(run, str(label)), run in best.get(str(label), ())))
+            rows.append(cells)
+        return rows
+
+    def table(self, *, ci: bool = False, digits: int = 4) -> pd.DataFrame:
+        """The compact paper table as text: runs x metrics, marks after the values.
+
+        Parameters
+        ----------
+        ci : bool
+            Write each mean as ``mean ± half-width`` of its 95% t interval.
+        digits : int
+            Decimals of every value.
+
+        Returns
+        -------
+        DataFrame
+            Strings, one row per run, one column per metric; the best value of each
+            metric is not marked here (the renderings print it in bold).
+        """
+        rows = [[text + mark for text, mark, _ in row] for row in self.cells(ci=ci, digits=digits)]
+        table = pd.DataFrame(rows, index=self.summary.index, columns=self.summary.columns)
+        return table
+
+    def comparison_text(self, digits: int = 4) -> pd.DataFrame:
+        """The comparison as a person reads it: readable headers, formatted numbers."""
+        table = self.comparison
+        shown = pd.DataFrame(
+            {
+                "Run": table["run"].astype(str),
+                "Baseline": table["baseline"].astype(str),
+                "Metric": table["metric"].astype(str),
+                "Mean": [format_value(v, digits) for v in table["mean"]],
+                "Baseline mean": [format_value(v, digits) for v in table["baseline_mean"]],
+                "Δ": [format_delta(v, digits) for v in table["delta"]],
+                "Δ %": [format_percent(v) for v in table["relative_delta"]],
+                f"{1 - self.settings['alpha']:.0%} CI of Δ": [
+                    f"[{format_delta(lo, digits)}, {format_delta(hi, digits)}]"
+                    if not (math.isnan(lo) or math.isnan(hi))
+                    else ""
+                    for lo, hi in zip(table["ci_low"], table["ci_high"], strict=True)
+                ],
+                "p (adjusted)": [format_p(v) for v in table["p_adjusted"]],
+                "": [
+                    (BETTER if d > 0 else WORSE) if s else ""
+                    for s, d in zip(table["significant"], table["delta"], strict=True)
+                ],
+                "d": [format_value(v, 2) for v in table["effect_size"]],
+                "W/T/L": [
+                    f"{w}/{t}/{lo}"
+                    for w, t, lo in zip(table["wins"], table["ties"], table["losses"], strict=True)
+                ],
+            }
+        )
+        return shown
 
     @property
     def about(self) -> pd.DataFrame:
         """Settings and metric definitions as a two-column (item, value) table."""
         rows = [
-            (key, "none" if value is None else str(_plain(value)))
-            for key, value in self.settings.items()
+            (key, "none" if value is None else str(value)) for key, value in self.settings.items()
         ]
         rows += [(f"metric {label}", text) for label, text in self.definitions.items()]
         return pd.DataFrame(rows, columns=["item", "value"])
@@ -149,113 +223,188 @@ class Report:
         flat.columns = names
         return flat.reset_index()
 
-    def _baselines(self) -> list[Hashable]:
-        return list(dict.fromkeys(self.comparison["baseline"]))
-
-    def _significant(self) -> dict[tuple[Hashable, str], list[int]]:
-        """(run, metric) -> indices of the baselines it differs from significantly."""
-        order = {base: i for i, base in enumerate(self._baselines())}
-        marks: dict[tuple[Hashable, str], list[int]] = {}
-        rows = self.comparison[self.comparison["significant"]]
-        for run, base, metric in zip(rows["run"], rows["baseline"], rows["metric"], strict=True):
-            marks.setdefault((run, metric), []).append(order[base])
-        return marks
-
-    def _best(self) -> dict[str, Hashable]:
-        """Metric -> run with the highest value (higher is better for every metric here)."""
-        return {
-            label: column.idxmax() for label, column in self.summary.items() if column.notna().any()
-        }
-
-    def _legend(self) -> list[tuple[int, Hashable]]:
-        return list(enumerate(self._baselines()))
-
-    def _test_text(self) -> str:
-        correction = _CORRECTIONS[self.settings.get("correction")]
-        return (
-            f"{_TESTS[self.settings['test']]}, {correction} correction, "
-            f"alpha = {self.settings['alpha']}"
-        )
-
     # --- renderings -----------------------------------------------------------------------
 
-    def to_latex(self, *, digits: int = 4, caption: str | None = None) -> str:
-        r"""The summary as a booktabs table: best value per metric bold, significance marked.
+    def to_latex(
+        self,
+        *,
+        caption: str | None = None,
+        label: str | None = None,
+        ci: bool = False,
+        digits: int = 4,
+    ) -> str:
+        r"""The paper table as a LaTeX ``table`` with booktabs rules.
 
-        A marker after a value says the run differs significantly from the baseline of
-        that marker (see the legend under the table). Needs ``\usepackage{booktabs}``.
+        The best value of each metric is bold; ``$^{\blacktriangle}$`` /
+        ``$^{\blacktriangledown}$`` (with the baseline's letter when there are several)
+        mark significant differences, explained in a note under the table. Needs
+        ``\usepackage{booktabs}`` and ``\usepackage{amssymb}``.
+
+        Parameters
+        ----------
+        caption, label : str, optional
+            ``\caption`` and ``\label`` of the table.
+        ci : bool
+            Write each mean as ``mean ± half-width`` of its 95% t interval.
+        digits : int
+            Decimals of every value.
 
         Examples
         --------
         >>> import pdireval
-        >>> from pdireval.datasets import toy
-        >>> report = toy().ireval.report("P@5", baseline="system1")
-        >>> print(report.to_latex())  # doctest: +ELLIPSIS
+        >>> from pdireval.datasets import example
+        >>> report = example().ireval.report("AP", baseline="medium")
+        >>> print(report.to_latex(caption="MAP of three runs.", label="tab:map"))
+        ... # doctest: +NORMALIZE_WHITESPACE
         \begin{table}
         \centering
+        \caption{MAP of three runs.}
+        \label{tab:map}
         \begin{tabular}{lr}
         \toprule
-        run & P@5 \\
+        Run & AP \\
         \midrule
-        system1 & \textbf{0.5000} \\
-        system2 & 0.4000 \\
+        medium & 0.5756 \\
+        strong & \textbf{0.8781}$^{\blacktriangle}$ \\
+        weak & 0.2161$^{\blacktriangledown}$ \\
         \bottomrule
         \end{tabular}
-        ...
+        \par\smallskip{\footnotesize $^{\blacktriangle}$/$^{\blacktriangledown}$: significantly
+        better/worse than medium; paired t-test, Holm's correction over 2 comparisons,
+        $\alpha$ = 0.05. Best value per metric in bold.}
         \end{table}
         """
-        best, marks = self._best(), self._significant()
-        labels = list(self.summary.columns)
-        lines = [
-            r"\begin{table}",
-            r"\centering",
-            r"\begin{tabular}{l" + "r" * len(labels) + "}",
-            r"\toprule",
-            " & ".join(["run", *(_latex_escape(str(label)) for label in labels)]) + r" \\",
-            r"\midrule",
-        ]
-        for run, row in self.summary.iterrows():
-            cells = [_latex_escape(str(run))]
-            for label in labels:
-                text = _text(row[label], digits)
-                if text and best.get(label) == run:
-                    text = rf"\textbf{{{text}}}"
-                signs = [_mark(i, _LATEX_MARKS) for i in marks.get((run, label), [])]
-                if signs:
-                    text += "$^{" + ",".join(signs) + "}$"
-                cells.append(text)
-            lines.append(" & ".join(cells) + r" \\")
-        lines += [r"\bottomrule", r"\end{tabular}"]
-        legend = [
-            f"${{}}^{{{_mark(i, _LATEX_MARKS)}}}$ significantly different from "
-            f"{_latex_escape(str(base))}"
-            for i, base in self._legend()
-        ]
-        note = "; ".join(legend) + (" " if legend else "")
-        note += f"({_latex_escape(self._test_text())}). Best value per metric in bold."
-        lines += [r"\par\smallskip{\footnotesize " + note.replace("alpha", r"$\alpha$") + "}"]
+        labels = [str(label) for label in self.summary.columns]
+        lines = [r"\begin{table}", r"\centering"]
         if caption:
             lines.append(rf"\caption{{{_latex_escape(caption)}}}")
+        if label:
+            lines.append(rf"\label{{{label}}}")
+        lines += [
+            r"\begin{tabular}{l" + "r" * len(labels) + "}",
+            r"\toprule",
+            " & ".join(["Run", *(_latex_escape(name) for name in labels)]) + r" \\",
+            r"\midrule",
+        ]
+        marks = self.marks
+        for run, row in zip(self.summary.index, self.cells(ci=ci, digits=digits), strict=True):
+            cells = [_latex_escape(str(run))]
+            for name, (text, _, best) in zip(labels, row, strict=True):
+                text = text.replace(" ± ", r" $\pm$ ")
+                if text and best:
+                    text = rf"\textbf{{{text}}}"
+                signs = "".join(
+                    (r"\blacktriangle" if better else r"\blacktriangledown")
+                    + (rf"\mathrm{{{letter}}}" if letter else "")
+                    for better, letter in marks.of_cell(run, name)
+                )
+                cells.append(text + (f"$^{{{signs}}}$" if signs else ""))
+            lines.append(" & ".join(cells) + r" \\")
+        lines += [r"\bottomrule", r"\end{tabular}"]
+        legend = _latex_escape(marks.legend())
+        legend = legend.replace(BETTER, r"$^{\blacktriangle}$").replace(
+            WORSE, r"$^{\blacktriangledown}$"
+        )
+        legend = legend.replace("alpha", r"$\alpha$")
+        lines.append(r"\par\smallskip{\footnotesize " + legend + " Best value per metric in bold.}")
         lines.append(r"\end{table}")
         return "\n".join(lines)
 
-    def to_markdown(self, *, digits: int = 4) -> str:
-        """The three tables as GitHub-flavoured Markdown (no extra package needed).
+    def to_markdown(self, *, ci: bool = False, digits: int = 4, per_query: bool = False) -> str:
+        """The paper table, its legend and the comparison as GitHub-flavoured Markdown.
 
-        Values are written with ``digits`` decimals and no markers, so the tables read
-        back as numbers; the ``significant`` column says which differences are significant.
+        Parameters
+        ----------
+        ci : bool
+            Write each mean as ``mean ± half-width`` of its 95% t interval.
+        digits : int
+            Decimals of every value.
+        per_query : bool
+            Add the per-query table (long: one row per metric and query).
+
+        Examples
+        --------
+        >>> import pdireval
+        >>> from pdireval.datasets import example
+        >>> report = example().ireval.report("AP", baseline="medium")
+        >>> print(report.to_markdown().splitlines()[2:7])  # doctest: +NORMALIZE_WHITESPACE
+        ['| Run | AP |', '|---|---:|', '| medium | 0.5756 |', '| strong | **0.8781**▲ |',
+         '| weak | 0.2161▼ |']
         """
-        summary = self.summary.reset_index()
-        sections = [
-            ("Summary", summary),
-            ("Comparison", self.comparison),
-            ("Per-query", self.per_query_flat()),
+        header = ["Run", *(str(label) for label in self.summary.columns)]
+        rows = [
+            [
+                str(run),
+                *((f"**{text}**" if best and text else text) + mark for text, mark, best in cells),
+            ]
+            for run, cells in zip(self.summary.index, self.cells(ci=ci, digits=digits), strict=True)
         ]
-        out = []
-        for title, frame in sections:
-            out += [f"## {title}", "", _markdown_table(frame, digits), ""]
-        out += [f"Test: {self._test_text()}.", ""]
+        out = [
+            "## Results",
+            "",
+            _markdown_rows(header, rows, numeric=[False] + [True] * (len(header) - 1)),
+            "",
+            self.legend() + " Best value per metric in bold.",
+            "",
+            "## Comparisons",
+            "",
+            _markdown_frame(self.comparison_text(digits)),
+            "",
+        ]
+        if per_query:
+            flat = self.per_query_flat()
+            text = flat.astype(object).map(
+                lambda v: format_value(v, digits) if isinstance(v, float) else str(v)
+            )
+            out += ["## Per query", "", _markdown_frame(text), ""]
         return "\n".join(out)
+
+    def to_html(self, *, ci: bool = False, digits: int = 4, per_query_rows: int = 20) -> str:
+        """The paper table, legend, comparison and first per-query rows as HTML.
+
+        Self-contained (inline styles only): bold best values, green ▲ and red ▼ marks.
+        """
+        header = ["Run", *(str(label) for label in self.summary.columns)]
+        body = []
+        for run, cells in zip(self.summary.index, self.cells(ci=ci, digits=digits), strict=True):
+            shown = [f'<th style="text-align:left">{html.escape(str(run))}</th>']
+            for (text, _, best), name in zip(cells, header[1:], strict=True):
+                value = f"<b>{html.escape(text)}</b>" if best and text else html.escape(text)
+                marks = "".join(
+                    f'<span style="color:{"#1a7f37" if better else "#cf222e"}">'
+                    f"{BETTER if better else WORSE}{letter}</span>"
+                    for better, letter in self.marks.of_cell(run, name)
+                )
+                shown.append(f'<td style="text-align:right">{value}{marks}</td>')
+            body.append("<tr>" + "".join(shown) + "</tr>")
+        head = "".join(
+            f'<th style="text-align:{"left" if i == 0 else "right"}">{html.escape(h)}</th>'
+            for i, h in enumerate(header)
+        )
+        parts = [
+            '<div class="pdireval-report">',
+            '<table style="border-collapse:collapse">',
+            f'<thead style="border-bottom:1px solid #888"><tr>{head}</tr></thead>',
+            "<tbody>" + "".join(body) + "</tbody></table>",
+            f'<p style="font-size:smaller">{html.escape(self.legend())} '
+            "Best value per metric in bold.</p>",
+            "<details><summary>Comparisons</summary>",
+            self.comparison_text(digits).to_html(index=False, border=0),
+            "</details>",
+        ]
+        flat = self.per_query_flat()
+        if per_query_rows:
+            shown = flat.head(per_query_rows)
+            parts += [
+                f"<details><summary>Per query (first {len(shown)} of {len(flat)} rows)</summary>",
+                shown.to_html(index=False, border=0, float_format=lambda v: f"{v:.{digits}f}"),
+                "</details>",
+            ]
+        parts.append("</div>")
+        return "\n".join(parts)
+
+    def _repr_html_(self) -> str:
+        return self.to_html()
 
     def to_csv(self, folder: str | Path) -> list[Path]:
         """Write summary.csv, comparison.csv, per_query.csv and about.csv into ``folder``.
@@ -277,173 +426,22 @@ class Report:
             paths.append(path)
         return paths
 
-    def to_excel(self, path: str | Path) -> Path:
-        """Write a workbook with sheets Summary, Comparison, Per-query and About.
+    def to_excel(self, path: str | Path, *, digits: int = 4) -> Path:
+        """Write a workbook: Results (the paper table), Comparisons, Per query and About.
 
-        Numbers carry number formats (4 decimals, percentages for ``relative_delta``,
-        scientific notation for p-values below 1e-4), header rows are frozen and
-        filtered, the best value per metric is bold, significant differences are
-        shaded (Summary: the run's cell; Comparison: delta and adjusted p-value, green
-        for gains and red for losses), and columns are as wide as their contents.
+        Values are stored as numbers; their formats show ``digits`` decimals, the marks
+        after significant values and journal-style p-values. The best value per metric
+        is bold, significant cells are shaded green (better) or red (worse), headers are
+        frozen, long tables get a filter, and columns fit their contents.
 
         Raises
         ------
         MissingDependencyError
             openpyxl is not installed (``pip install 'pdireval[excel]'``).
         """
-        try:
-            import openpyxl
-            from openpyxl.styles import Font, PatternFill
-            from openpyxl.utils import get_column_letter
-        except ImportError as error:  # pragma: no cover - openpyxl is in the test extra
-            msg = (
-                "Report.to_excel needs openpyxl, which is not installed; install it with "
-                "pip install 'pdireval[excel]' (or pip install openpyxl)"
-            )
-            raise MissingDependencyError(msg) from error
-        bold = Font(bold=True)
-        fills = {
-            name: PatternFill("solid", start_color=color, end_color=color)
-            for name, color in (("gain", "C6EFCE"), ("loss", "FFC7CE"), ("mark", "FFEB9C"))
-        }
-        book = openpyxl.Workbook()
+        from pdireval._excel import write_workbook
 
-        def write(title, frame, formats, frozen, styles=None, notes=()):
-            sheet = book.active if book.active.title == "Sheet" else book.create_sheet()
-            sheet.title = title
-            header = [str(name) for name in frame.columns]
-            sheet.append(header)
-            for cell in sheet[1]:
-                cell.font = bold
-            widths = [len(name) for name in header]
-            for r, row in enumerate(frame.itertuples(index=False), start=2):
-                for c, value in enumerate(row, start=1):
-                    cell = sheet.cell(row=r, column=c, value=_plain(value))
-                    fmt = formats.get(header[c - 1])
-                    if isinstance(cell.value, float) and fmt:
-                        small = fmt == "p" and 0 < abs(cell.value) < 1e-4
-                        cell.number_format = "0.00E+00" if small else _FORMATS[fmt]
-                    shown = _shown(cell.value, cell.number_format)
-                    widths[c - 1] = max(widths[c - 1], len(shown))
-            for (r, c), (font, fill) in (styles or {}).items():
-                cell = sheet.cell(row=r + 2, column=c + 1)
-                if font:
-                    cell.font = bold
-                if fill:
-                    cell.fill = fills[fill]
-            last = get_column_letter(len(header))
-            sheet.auto_filter.ref = f"A1:{last}{len(frame) + 1}"
-            sheet.freeze_panes = frozen
-            for line in notes:
-                sheet.append([])
-                sheet.append([line])
-            for c, width in enumerate(widths, start=1):
-                sheet.column_dimensions[get_column_letter(c)].width = min(width + 2, 80)
-
-        # Summary: best bold, significant cells shaded.
-        summary = self.summary.reset_index()
-        best, marks = self._best(), self._significant()
-        styles: dict[tuple[int, int], tuple[bool, str | None]] = {}
-        runs = list(self.summary.index)
-        for c, label in enumerate(self.summary.columns, start=1):
-            for r, run in enumerate(runs):
-                styles[r, c] = (best.get(label) == run, "mark" if (run, label) in marks else None)
-        legend = ", ".join(str(base) for base in self._baselines())
-        write(
-            "Summary",
-            summary,
-            dict.fromkeys(map(str, self.summary.columns), "value"),
-            "B2",
-            styles,
-            notes=[
-                "Bold: best value per metric. Shaded: significantly different from a "
-                f"baseline ({legend}); see the Comparison sheet ({self._test_text()}).",
-            ],
-        )
-        # Comparison: significant rows marked on delta and p_adjusted.
-        comparison = self.comparison
-        formats = dict.fromkeys(
-            ("mean", "baseline_mean", "delta", "ci_low", "ci_high"), "value"
-        ) | {
-            "relative_delta": "percent",
-            "p_value": "p",
-            "p_adjusted": "p",
-            "effect_size": "effect",
-        }
-        columns = list(comparison.columns)
-        styles = {}
-        for r, (significant, delta) in enumerate(
-            zip(comparison["significant"], comparison["delta"], strict=True)
-        ):
-            if significant:
-                fill = "gain" if delta > 0 else "loss"
-                for name in ("delta", "p_adjusted", "significant"):
-                    styles[r, columns.index(name)] = (True, fill)
-        write("Comparison", comparison, formats, "D2", styles)
-        flat = self.per_query_flat()
-        write("Per-query", flat, dict.fromkeys(map(str, flat.columns[2:]), "value"), "C2")
-        write("About", self.about, {}, "A2")
-        path = Path(path)
-        book.save(path)
-        return path
-
-    def _repr_html_(self) -> str:
-        """HTML for notebooks: pandas Styler when jinja2 is installed, plain tables if not."""
-        try:
-            import jinja2  # noqa: F401 - Styler renders with jinja2
-        except ImportError:
-            styled = False
-        else:
-            styled = True
-        best, rows = self._best(), 50
-        flat = self.per_query_flat()
-        parts = [f"<p>{len(self.comparison)} comparisons; {self._test_text()}.</p>"]
-        for title, frame in (
-            ("Summary", self.summary),
-            ("Comparison", self.comparison),
-            ("Per-query", flat.head(rows)),
-        ):
-            parts.append(f"<h4>{title}</h4>")
-            if not styled:
-                parts.append(frame._repr_html_() or frame.to_html())
-                continue
-            styler = frame.style.format(precision=4)
-            if title == "Summary":
-                styler = styler.apply(
-                    lambda col: [
-                        "font-weight: bold" if best.get(col.name) == run else ""
-                        for run in col.index
-                    ],
-                    axis=0,
-                )
-            elif title == "Comparison":
-                styler = styler.apply(_shade_significant, axis=1)
-            parts.append(styler.to_html())
-        if len(flat) > rows:
-            parts.append(f"<p>first {rows} of {len(flat)} per-query rows</p>")
-        return "\n".join(parts)
-
-
-def _shade_significant(row: pd.Series) -> list[str]:
-    style = "font-weight: bold; background-color: #C6EFCE" if row["significant"] else ""
-    return [style] * len(row)
-
-
-_FORMATS = {"value": "0.0000", "percent": "0.00%", "p": "0.0000", "effect": "0.00"}
-
-
-def _shown(value: Any, number_format: str) -> str:
-    """Roughly what Excel shows for a value, to size the column."""
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        if number_format == "0.00%":
-            return f"{value:.2%}"
-        if number_format == "0.00E+00":
-            return f"{value:.2E}"
-        decimals = number_format.count("0") - 1 if "." in number_format else 6
-        return f"{value:.{max(decimals, 0)}f}"
-    return str(value)
+        return write_workbook(self, Path(path), digits)
 
 
 def _latex_escape(text: str) -> str:
@@ -462,15 +460,22 @@ def _latex_escape(text: str) -> str:
     return "".join(replace.get(char, char) for char in text)
 
 
-def _markdown_table(frame: pd.DataFrame, digits: int) -> str:
-    def cell(value: Any) -> str:
-        return _text(value, digits).replace("|", r"\|")
+def _markdown_rows(
+    header: Sequence[str], rows: Sequence[Sequence[str]], numeric: list[bool]
+) -> str:
+    def cell(text: str) -> str:
+        return text.replace("|", r"\|")
 
-    numeric = [pd.api.types.is_numeric_dtype(dtype) for dtype in frame.dtypes]
-    header = "| " + " | ".join(cell(name) for name in frame.columns) + " |"
-    rule = "|" + "|".join("---:" if is_number else "---" for is_number in numeric) + "|"
-    body = ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(False)]
-    return "\n".join([header, rule, *body])
+    lines = ["| " + " | ".join(cell(h) for h in header) + " |"]
+    lines.append("|" + "|".join("---:" if number else "---" for number in numeric) + "|")
+    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _markdown_frame(frame: pd.DataFrame) -> str:
+    numeric = [name not in ("Run", "Baseline", "Metric", "metric", "query") for name in frame]
+    rows = [[str(value) for value in row] for row in frame.itertuples(index=False)]
+    return _markdown_rows([str(c) for c in frame.columns], rows, numeric)
 
 
 def build_report(
@@ -483,6 +488,7 @@ def build_report(
     comparison = compare_table(table, significance)
     runs = list(table.index.get_level_values(0).unique())
     baseline = significance.baseline
+    reference: Hashable
     if baseline is None:
         reference = runs[0]
     elif isinstance(baseline, list | tuple):
@@ -502,7 +508,6 @@ def build_report(
         **settings,
         "tie rule": TIE_RULE,
         "test": test,
-        "test description": _TESTS.get(test, test),
         "correction": significance.correction,
         "correction scope": "all comparisons of the report (run pairs x metrics)",
         "alpha": significance.alpha,
@@ -510,12 +515,29 @@ def build_report(
         "seed": significance.seed if resampling else None,
         "baseline": baseline if baseline is not None else "all pairs",
         "per_query_baseline": reference,
-        "summary": "mean over queries",
+        "summary": "mean over queries; ± is the half-width of the 95% Student t interval",
     }
     return Report(
-        summary=aggregate(table, "mean"),
+        summary=cast(pd.DataFrame, aggregate(table, "mean")),  # a (run, query) table
         comparison=comparison,
         per_query=per_query,
+        intervals=_half_widths(table),
         settings=info,
         definitions={metric.label: definition(metric) for metric in metrics},
     )
+
+
+def _half_widths(table: pd.DataFrame) -> pd.DataFrame:
+    """Half-width of the 95% Student t interval of each run's mean, per metric."""
+    from pdireval._significance import scipy_stats
+
+    stats = scipy_stats()
+    grouped = table.groupby(level=0, sort=True, observed=True)
+    count, spread = grouped.count(), grouped.std(ddof=1)
+    factor = pd.DataFrame(
+        stats.t.ppf(0.975, np.maximum(count.to_numpy() - 1, 1)),
+        index=count.index,
+        columns=count.columns,
+    )
+    half = factor * spread / np.sqrt(count)
+    return half.where(count >= 2)

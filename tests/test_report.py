@@ -1,4 +1,4 @@
-"""Reports: Excel, LaTeX, Markdown, CSV and HTML renderings of summary/comparison/per-query."""
+"""Reports: one significance vocabulary in the paper table, LaTeX, Markdown, HTML, Excel, CSV."""
 
 from __future__ import annotations
 
@@ -64,116 +64,104 @@ def test_report_tables(report) -> None:
     assert "<Report: runs ['base_run', 'better', 'same']" in repr(report)
 
 
-def test_excel(report, tmp_path) -> None:
-    """Sheets, values, number formats, frozen panes, filters, bold best values and marks."""
-    path = report.to_excel(tmp_path / "report.xlsx")
-    book = openpyxl.load_workbook(path)
-    assert book.sheetnames == ["Summary", "Comparison", "Per-query", "About"]
-
-    summary = book["Summary"]
-    assert [c.value for c in summary[1]] == ["run", "P@10", "R@10"]
-    assert summary.freeze_panes == "B2"
-    assert summary.auto_filter.ref == "A1:C4"
-    assert summary["A3"].value == "better"
-    assert summary["B3"].value == pytest.approx(
-        report.summary.loc["better", "P@10"], rel=1e-15
-    )  # Excel keeps 15 digits
-    assert summary["B3"].number_format == "0.0000"
-    assert summary["B3"].font.bold  # better is best on P@10
-    assert not summary["B2"].font.bold
-    assert not summary["B4"].font.bold
-    assert summary["B3"].fill.fgColor.rgb.endswith("FFEB9C")  # significant vs base_run
-    assert summary["B4"].fill.fill_type is None
-    assert summary["A1"].font.bold
-    assert summary.column_dimensions["A"].width >= len("base_run")
-
-    comparison = book["Comparison"]
-    header = [c.value for c in comparison[1]]
-    assert header == list(report.comparison.columns)
-    col = {name: i + 1 for i, name in enumerate(header)}
-    assert comparison.freeze_panes == "D2"
-    assert comparison.auto_filter.ref == "A1:P5"
-    assert comparison.cell(2, col["run"]).value == "better"
-    assert comparison.cell(2, col["significant"]).value is True
-    assert comparison.cell(2, col["wins"]).value == 12
-    delta = comparison.cell(2, col["delta"])
-    assert delta.value == pytest.approx(report.comparison["delta"][0])
-    assert delta.font.bold
-    assert delta.fill.fgColor.rgb.endswith("C6EFCE")
-    assert not comparison.cell(4, col["delta"]).font.bold  # same vs base_run: not significant
-    assert comparison.cell(2, col["relative_delta"]).number_format == "0.00%"
-    p_cell = comparison.cell(2, col["p_value"])  # 2 / 2^12 = 0.00049
-    assert p_cell.value == pytest.approx(2 / 4096)
-    assert p_cell.number_format == "0.0000"
-    assert comparison.cell(4, col["p_value"]).value == 1
-    assert comparison.cell(4, col["effect_size"]).value is None  # NaN -> empty cell
-    assert comparison.column_dimensions["K"].width >= len("p_adjusted")
-
-    per_query = book["Per-query"]
-    assert [c.value for c in per_query[1]] == [
-        "metric",
-        "query",
-        "base_run",
-        "better",
-        "same",
-        "better - base_run",
-        "same - base_run",
-    ]
-    assert per_query.freeze_panes == "C2"
-    assert per_query.max_row == 1 + 2 * len(GAINS)
-    assert per_query["F2"].value == pytest.approx(0.3)  # largest P@10 gain first
-    assert per_query["F2"].number_format == "0.0000"
-
-    about = {row[0]: row[1] for row in book["About"].iter_rows(min_row=2, values_only=True)}
-    assert about["test description"] == "sign test"
-    assert about["pdireval version"] == pdireval.__version__
-    assert about["metric R@10"].startswith("Recall")
+def test_paper_table_marks_direction_and_baseline(report) -> None:
+    """better is significantly above base_run on both metrics: ▲ after its values; same is
+    not marked; the legend names the baseline, the test, the correction and alpha."""
+    table = report.table()
+    # better: (3 + mean(GAINS)) / 10 = (3 + 21 / 12) / 10 = 0.475 for both P@10 and R@10
+    assert table.loc["better"].tolist() == ["0.4750▲", "0.4750▲"]
+    assert table.loc["same"].tolist() == ["0.3000", "0.3000"]
+    assert table.loc["base_run"].tolist() == ["0.3000", "0.3000"]
+    assert report.legend() == (
+        "▲/▼: significantly better/worse than base_run; sign test, Holm's correction "
+        "over 4 comparisons, alpha = 0.05."
+    )
 
 
-def test_excel_small_p_values_scientific(tmp_path) -> None:
-    """p-values below 1e-4 get a scientific number format."""
-    rows = frame()
-    big = pd.concat([rows.assign(query=rows["query"] + f"-{k}") for k in range(2)])
-    rep = big.ireval.report("P@10", baseline="base_run", test="sign", correction=None)
-    book = openpyxl.load_workbook(rep.to_excel(tmp_path / "r.xlsx"))
-    cell = book["Comparison"]["J2"]
-    assert cell.value == pytest.approx(2 / 2**24)
-    assert cell.number_format == "0.00E+00"
+def _worse_and_better() -> pd.DataFrame:
+    """Three runs, the baseline in the middle: one significantly worse, one better."""
+    f = frame()
+    worse = f[f["run"] == "base_run"].assign(run="worse")
+    worse.loc[worse["rank"] <= 2, "rel"] = 0  # 1 hit in the top 10 instead of 3
+    return pd.concat([f[f["run"] != "same"], worse], ignore_index=True)
 
 
-def test_excel_without_openpyxl(report, tmp_path, monkeypatch) -> None:
-    """Without openpyxl, to_excel says how to install it."""
-    monkeypatch.setitem(sys.modules, "openpyxl", None)
-    with pytest.raises(pdireval.MissingDependencyError, match=r"pdireval\[excel\]"):
-        report.to_excel(tmp_path / "x.xlsx")
-    assert not (tmp_path / "x.xlsx").exists()
+def test_worse_runs_get_the_other_mark_in_every_format() -> None:
+    report = _worse_and_better().ireval.report("P@10", baseline="base_run", test="sign")
+    assert report.table().loc["worse", "P@10"].endswith("▼")
+    assert report.table().loc["better", "P@10"].endswith("▲")
+    assert r"$^{\blacktriangledown}$" in report.to_latex()
+    assert "▼" in report.to_markdown()
+    assert '<span style="color:#cf222e">▼</span>' in report.to_html()
+
+
+def test_several_baselines_get_letters() -> None:
+    report = _worse_and_better().ireval.report("P@10", baseline=["base_run", "better"], test="sign")
+    cell = report.table().loc["worse", "P@10"]
+    assert cell.endswith("▼a▼b")
+    assert "a = base_run, b = better" in report.legend()
+
+
+def test_intervals_in_the_paper_table(report) -> None:
+    """± is the half-width of the 95% t interval of each run's mean over its queries."""
+    stats = pytest.importorskip("scipy.stats")
+    per_query = frame().ireval.evaluate("P@10").xs("better", level="run")["P@10"]
+    half = stats.t.ppf(0.975, len(per_query) - 1) * per_query.std(ddof=1) / np.sqrt(12)
+    assert report.intervals.loc["better", "P@10"] == pytest.approx(half)
+    assert report.table(ci=True).loc["better", "P@10"] == f"0.4750 ± {half:.4f}▲"
+
+
+@pytest.mark.parametrize(
+    ("p", "text"),
+    [(7.3e-18, "<0.001"), (0.000999, "<0.001"), (0.001, "0.00100"), (0.04846, "0.0485"),
+     (0.5, "0.500"), (1.0, "1.00"), (float("nan"), "")],
+)  # fmt: skip
+def test_p_values_as_journals_print_them(p: float, text: str) -> None:
+    from pdireval._format import format_p
+
+    assert format_p(p) == text
+
+
+def test_comparison_text_is_compact_and_formatted(report) -> None:
+    shown = report.comparison_text()
+    assert list(shown.columns) == [
+        "Run", "Baseline", "Metric", "Mean", "Baseline mean", "Δ", "Δ %", "95% CI of Δ",
+        "p (adjusted)", "", "d", "W/T/L",
+    ]  # fmt: skip
+    first = shown.iloc[0]
+    assert first["Δ"] == "+0.1750"
+    assert first["Δ %"] == "+58.3%"
+    assert first[""] == "▲"
+    assert first["W/T/L"] == "12/0/0"
+    assert re.fullmatch(r"<0\.001|0\.\d+", first["p (adjusted)"])
 
 
 def test_latex_structure(report) -> None:
-    """booktabs rules, one column per metric plus run, bold best values, markers, legend."""
-    tex = report.to_latex(caption="Results 100%")
+    """booktabs rules, caption and label, one column per metric, bold best, marks, legend."""
+    tex = report.to_latex(caption="Results 100%", label="tab:results")
     lines = tex.splitlines()
     assert lines[0] == r"\begin{table}"
     assert lines[-1] == r"\end{table}"
+    assert r"\caption{Results 100\%}" in lines
+    assert r"\label{tab:results}" in lines
     for rule in (r"\toprule", r"\midrule", r"\bottomrule"):
         assert lines.count(rule) == 1
     spec = re.search(r"\\begin\{tabular\}\{([a-z]+)\}", tex).group(1)
     assert spec == "lrr"
     body = lines[lines.index(r"\midrule") + 1 : lines.index(r"\bottomrule")]
     header = lines[lines.index(r"\toprule") + 1]
-    assert header == r"run & P@10 & R@10 \\"
+    assert header == r"Run & P@10 & R@10 \\"
     assert len(body) == 3
     for line in [header, *body]:
         assert len(re.findall(r"(?<!\\)&", line)) == len(spec) - 1
         assert line.endswith(r"\\")
     assert body[0].startswith(r"base\_run & ")  # underscores escaped
-    # better: (3 + mean(GAINS)) / 10 = (3 + 21 / 12) / 10 = 0.475 for both P@10 and R@10
-    assert body[1] == r"better & \textbf{0.4750}$^{\dagger}$ & \textbf{0.4750}$^{\dagger}$ \\"
-    assert r"\textbf" not in body[2]
-    assert "dagger" not in body[2]
-    assert r"${}^{\dagger}$ significantly different from base\_run" in tex
-    assert r"sign test, Holm correction, $\alpha$ = 0.05" in tex
-    assert r"\caption{Results 100\%}" in tex
+    assert body[1] == (
+        r"better & \textbf{0.4750}$^{\blacktriangle}$ & \textbf{0.4750}$^{\blacktriangle}$ \\"
+    )
+    assert "blacktriangle" not in body[2]
+    assert r"better/worse than base\_run; sign test" in tex
+    assert r"$\alpha$ = 0.05" in tex
     assert tex.count(r"\begin{") == tex.count(r"\end{")
     assert tex.count("{") == tex.count("}")
 
@@ -181,12 +169,12 @@ def test_latex_structure(report) -> None:
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex not installed")
 def test_latex_compiles(report, tmp_path) -> None:  # pragma: no cover - needs TeX
     """With pdflatex installed, the table compiles in a minimal document."""
-    doc = "\\documentclass{article}\\usepackage{booktabs}\\begin{document}\n"
-    (tmp_path / "t.tex").write_text(doc + report.to_latex() + "\n\\end{document}\n")
+    doc = "\\documentclass{article}\\usepackage{booktabs,amssymb}\\begin{document}\n"
+    (tmp_path / "t.tex").write_text(doc + report.to_latex(ci=True) + "\n\\end{document}\n")
     done = subprocess.run(
         ["pdflatex", "-interaction=nonstopmode", "t.tex"], cwd=tmp_path, capture_output=True
     )
-    assert done.returncode == 0
+    assert done.returncode == 0, done.stdout.decode(errors="replace")[-2000:]
 
 
 def _read_markdown(text: str, title: str) -> pd.DataFrame:
@@ -196,20 +184,16 @@ def _read_markdown(text: str, title: str) -> pd.DataFrame:
     return pd.DataFrame(cells[2:], columns=cells[0])
 
 
-def test_markdown_round_trip(report) -> None:
-    """Every Markdown table reads back to the report's values at the printed precision."""
-    text = report.to_markdown(digits=6)
-    summary = _read_markdown(text, "Summary").set_index("run").astype(float)
-    np.testing.assert_allclose(summary.to_numpy(), report.summary.to_numpy(), atol=5e-7)
-    assert list(summary.columns) == ["P@10", "R@10"]
-    comparison = _read_markdown(text, "Comparison")
-    assert list(comparison.columns) == list(report.comparison.columns)
-    assert comparison["significant"].tolist() == ["True", "True", "False", "False"]
-    np.testing.assert_allclose(
-        comparison["p_value"].astype(float), report.comparison["p_value"], atol=5e-7
-    )
-    assert comparison["effect_size"].tolist()[2:] == ["", ""]  # NaN written empty
-    per_query = _read_markdown(text, "Per-query")
+def test_markdown_paper_table_and_comparisons(report) -> None:
+    text = report.to_markdown(digits=6, per_query=True)
+    results = _read_markdown(text, "Results").set_index("Run")
+    assert results.loc["better", "P@10"] == "**0.475000**▲"
+    numbers = results.map(lambda cell: float(cell.strip("*▲▼")))
+    np.testing.assert_allclose(numbers.to_numpy(), report.summary.to_numpy(), atol=5e-7)
+    assert report.legend() in text
+    comparisons = _read_markdown(text, "Comparisons")
+    assert comparisons["Run"].tolist() == ["better", "better", "same", "same"]
+    per_query = _read_markdown(text, "Per query")
     flat = report.per_query_flat()
     assert per_query["query"].tolist() == flat["query"].tolist()
     np.testing.assert_allclose(
@@ -243,22 +227,64 @@ def test_csv_round_trip(report, tmp_path) -> None:
     assert about["item"].tolist() == report.about["item"].tolist()
 
 
-def test_html_with_styler(report) -> None:
-    """In a notebook the report renders with pandas Styler (bold best, shaded significant)."""
-    pytest.importorskip("jinja2")
+def test_html(report) -> None:
+    """Self-contained HTML: bold best values, coloured marks, the legend, details."""
     html = report._repr_html_()
-    assert html.count("<table") == 3
-    assert "font-weight: bold" in html
-    assert "#C6EFCE" in html
+    assert "<b>0.4750</b>" in html
+    assert '<span style="color:#1a7f37">▲</span>' in html
+    assert "better/worse than base_run" in html
+    assert html.count("<details>") == 2
 
 
-def test_html_without_jinja2(report, monkeypatch) -> None:
-    """Without jinja2 the report falls back to plain DataFrame HTML instead of failing."""
-    monkeypatch.setitem(sys.modules, "jinja2", None)
-    html = report._repr_html_()
-    assert html.count("<table") == 3
-    assert "font-weight: bold" not in html
-    assert "better" in html
+def test_excel(report, tmp_path) -> None:
+    """Numbers stay numbers; formats show decimals, marks and journal p-values; one font."""
+    path = report.to_excel(tmp_path / "report.xlsx")
+    book = openpyxl.load_workbook(path)
+    assert book.sheetnames == ["Results", "Comparisons", "Per query", "About"]
+    results = book["Results"]
+    assert [c.value for c in results[1]] == ["Run", "P@10", "R@10"]
+    assert results["A3"].value == "better"
+    expected = report.summary.loc["better", "P@10"]
+    assert results["B3"].value == pytest.approx(expected, rel=1e-15)  # Excel keeps 15 digits
+    assert results["B3"].number_format == '0.0000"▲"'
+    assert results["B3"].font.bold
+    assert results["B3"].fill.start_color.rgb.endswith("D8F0DC")
+    assert not results["B2"].font.bold
+    assert results.auto_filter.ref is None  # no filter on a three-row table
+    fonts = {cell.font.name for sheet in book for row in sheet.iter_rows() for cell in row
+             if cell.value is not None}  # fmt: skip
+    assert fonts == {"Arial"}
+    width = results.column_dimensions["B"].width
+    assert width >= len("0.4750▲")
+    comparisons = book["Comparisons"]
+    header = [c.value for c in comparisons[1]]
+    assert header[:7] == ["Run", "Baseline", "Metric", "Mean", "Baseline mean", "Δ", "Δ %"]
+    p_column = header.index("p (adjusted)") + 1
+    first_p = comparisons.cell(row=2, column=p_column)
+    assert isinstance(first_p.value, float)
+    assert first_p.number_format in ('"<0.001"', "0.000", "0.0000", "0.00000")
+    per_query = book["Per query"]
+    assert per_query.auto_filter.ref is not None  # 24 rows: a filter helps
+    assert per_query["A2"].value == "P@10"
+
+
+def test_excel_numeric_query_ids_are_numbers(tmp_path) -> None:
+    """Query ids written plainly ("401") are stored as numbers; "007" stays text."""
+    from pdireval.datasets import example
+
+    path = example().ireval.report("AP").to_excel(tmp_path / "r.xlsx")
+    sheet = openpyxl.load_workbook(path)["Per query"]
+    assert isinstance(sheet["B2"].value, int)
+    from pdireval._excel import _id
+
+    assert _id("007") == "007"
+    assert _id("401") == 401
+
+
+def test_excel_without_openpyxl(report, tmp_path, monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "openpyxl", None)
+    with pytest.raises(pdireval.MissingDependencyError, match=r"pdireval\[excel\]"):
+        report.to_excel(tmp_path / "x.xlsx")
 
 
 def test_report_errors() -> None:
