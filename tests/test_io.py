@@ -13,6 +13,7 @@ import bz2
 import gzip
 import io
 import math
+import os
 import re
 from pathlib import Path
 
@@ -34,7 +35,10 @@ q2 Q0 007 9 -1e-3 bm25
 """
 QRELS = "q1 0 d2 1\n# judged later\nq1 0 d9 2\nq2 0 007 0\nq3 0 x -1\n"
 STR = pd.Series(["a"]).dtype  # pandas' default string dtype: what the readers return
-TESTDATA = Path(__file__).resolve().parents[2] / "shared" / "trec_eval_testdata"
+TESTDATA = Path(
+    os.environ.get("PDIREVAL_TREC_TESTDATA")
+    or Path(__file__).resolve().parents[2] / "shared" / "trec_eval_testdata"
+)
 
 
 def trec_lines(data: bytes) -> list[list[bytes]]:
