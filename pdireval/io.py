@@ -1,6 +1,6 @@
 """Read and write TREC run and qrels files.
 
-Formats (whitespace-separated, one judgment or retrieved document per line):
+Formats (one retrieved document or one judgment per line):
 
 * run: ``qid Q0 docno rank score tag`` -- read as columns ``query, doc, score, run``
   (the tag becomes the run column). Fields after the sixth are ignored, as trec_eval
@@ -11,25 +11,44 @@ Formats (whitespace-separated, one judgment or retrieved document per line):
 * qrels: ``qid iter docno rel`` -- read as columns ``query, doc, rel`` (the iteration
   field is dropped); ``rel`` is int64 (negative = pooled but unjudged).
 
-Ids are kept as strings (``"007"`` stays ``"007"``). Lines starting with ``#`` and blank
-lines are skipped; a ``.gz`` file (or any gzip stream) is decompressed transparently.
-Malformed input raises :class:`pdireval.SchemaError` naming the file, the line number and
-the line.
+The rules, trec_eval's unless said otherwise:
+
+* Fields are separated by any run of ASCII whitespace (spaces, tabs; also vertical
+  tab and form feed); lines end with ``\\n`` or ``\\r\\n``. A carriage return anywhere
+  else is refused: a file with old Mac line endings would otherwise read as one line.
+* Blank lines and lines whose first non-blank character is ``#`` are skipped; a ``#``
+  elsewhere is data (``CR#93E-1860`` is a document id).
+* Ids are kept as strings, exactly as written (``"007"`` stays ``"007"``).
+* Files are UTF-8 (ASCII is UTF-8) unless ``encoding=`` names another encoding; a
+  leading UTF-8 byte-order mark is dropped. trec_eval compares ids as raw bytes; a
+  byte that does not decode is refused rather than guessed at, and
+  ``encoding="latin-1"`` reads any file byte for byte.
+* A gzip stream is decompressed, whatever the file is called.
+* A file without data lines reads as an empty frame with the usual columns and dtypes
+  (trec_eval refuses an empty file; evaluating an empty run is left to the caller).
+
+Malformed input raises :class:`pdireval.SchemaError` naming the file, the line number,
+the problem and the line. Files are parsed by pyarrow's CSV reader after the
+whitespace is normalised, and checked line by line only when something is wrong.
 """
 
 from __future__ import annotations
 
-import csv
+import codecs
 import gzip
 import io
 import os
 import re
-from collections.abc import Mapping
+import zlib
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pa_csv
 
 from pdireval._errors import SchemaError
 from pdireval._prepare.columns import ColumnMap, as_column_map
@@ -39,116 +58,293 @@ __all__ = ["read_qrels", "read_run", "write_qrels", "write_run"]
 
 PathOrBuffer = str | os.PathLike[str] | IO[str] | IO[bytes]
 
-_COMMENT = re.compile(rb"(?m)^[ \t]*#[^\n]*")
 _RUN_FIELDS = "qid Q0 docno rank score tag"
 _QRELS_FIELDS = "qid iter docno rel"
+_N_FIELDS = {"run": 6, "qrels": 4}
+_BOM = b"\xef\xbb\xbf"
+_GZIP = b"\x1f\x8b"
+_OTHER_COMPRESSION = (  # (signature, format, how to decompress)
+    (re.compile(rb"BZh[1-9](?:1AY&SY|\x17rE8P\x90)"), "bzip2", "bunzip2"),
+    (re.compile(rb"\xfd7zXZ\x00"), "xz", "unxz"),
+    (re.compile(rb"\x28\xb5\x2f\xfd"), "zstd", "unzstd"),
+    (re.compile(rb"PK\x03\x04"), "zip", "unzip"),
+)
+_TO_SPACE = bytes.maketrans(b"\t\x0b\x0c", b"   ")
+_COMMENT = re.compile(rb"\n#[^\n]*")  # on normalised text: lines starting with '#'
+_NONBLANK = re.compile(rb"[^ \t\n\r\x0b\x0c]")
+_AFTER_SIXTH = re.compile(rb"(\n(?:[^ \n]++ ){5}[^ \n]++) [^\n]*+")  # on b"\n" + text
+# the score syntax Arrow's float parser accepts (it also takes a few odd spellings, such
+# as 'nan(0)'; those are checked with Arrow itself)
+_SCORE = re.compile(
+    rb"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)", re.I
+)
+_LABEL = re.compile(rb"[+-]?[0-9]+")
+_LABEL_RE2 = r"^[+-]?[0-9]+$"
+_INT64 = (-(2**63), 2**63 - 1)
+_SHOWN = 200  # characters of a line shown in a message
+_BLOCK = 1 << 24  # bytes parsed per CSV block
+_NOT_IN_IDS = r"[ \t\n\r\x0b\x0c\x00]"  # what an id written to a TREC file must not hold
 
 
 # --------------------------------------------------------------------------- reading
 
 
-def _load(source: PathOrBuffer) -> tuple[bytes, str]:
-    """Raw (decompressed) bytes of ``source`` and a name for messages."""
+def _load(source: PathOrBuffer, encoding: str) -> tuple[bytes, str]:
+    """UTF-8 bytes of ``source`` (decompressed, decoded, checked) and a name for messages."""
     if isinstance(source, str | os.PathLike):
         name = os.fspath(source)
-        data = Path(name).read_bytes()
+        data = Path(name).read_bytes()  # OSError (missing file, directory) names the path
     else:
         name = str(getattr(source, "name", "<buffer>"))
         content = source.read()
-        data = content.encode() if isinstance(content, str) else bytes(content)
-    if data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
+        if isinstance(content, str):  # already decoded; lone surrogates fail the check below
+            data, encoding = content.encode("utf-8", "surrogatepass"), "utf-8"
+        else:
+            data = bytes(content)
+    data = _to_utf8(_decompress(data, name), name, encoding)
+    if b"\x00" in data:
+        at = data.index(b"\x00")
+        problem = "holds a NUL byte (\\x00): a TREC file is text; is this a binary file?"
+        raise _fail_at(data, at, name, problem)
     return data, name
 
 
-def _lines(data: bytes) -> list[bytes]:
-    return data.split(b"\n")
+def _decompress(data: bytes, name: str) -> bytes:
+    if data[:2] == _GZIP:
+        try:
+            return gzip.decompress(data)
+        except EOFError as error:
+            msg = (
+                f"{name}: the gzip stream ends before its end marker, so the file is "
+                "truncated (an interrupted download or copy?); re-create or re-download it"
+            )
+            raise SchemaError(msg) from error
+        except (OSError, zlib.error) as error:
+            msg = (
+                f"{name}: starts with the gzip signature (bytes 1f 8b) but is not a valid "
+                f"gzip stream ({error}); check the file, e.g. with gzip -t"
+            )
+            raise SchemaError(msg) from error
+    for signature, kind, tool in _OTHER_COMPRESSION:
+        if signature.match(data):
+            msg = (
+                f"{name}: is {kind}-compressed; only gzip is decompressed when reading: "
+                f"decompress it first ({tool}) or compress it with gzip"
+            )
+            raise SchemaError(msg)
+    return data
 
 
-def _is_skipped(line: bytes) -> bool:
-    stripped = line.strip()
-    return not stripped or stripped.startswith(b"#")
+def _to_utf8(data: bytes, name: str, encoding: str) -> bytes:
+    if codecs.lookup(encoding).name == "utf-8":
+        if data.startswith(_BOM):
+            data = data[len(_BOM) :]
+        if not data.isascii():
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError as error:
+                raise _undecodable(data, name, error, "UTF-8") from None
+        return data
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as error:
+        raise _undecodable(data, name, error, encoding) from None
+    return text.removeprefix("\ufeff").encode("utf-8")
+
+
+def _undecodable(data: bytes, name: str, error: UnicodeDecodeError, encoding: str) -> SchemaError:
+    bad = data[error.start : error.end]
+    problem = (
+        f"the bytes {bad!r} are not valid {encoding}; pass the file's encoding, e.g. "
+        "encoding='latin-1' (which reads every byte as one character)"
+    )
+    return _fail_at(data, error.start, name, problem)
+
+
+def _fail_at(data: bytes, at: int, name: str, problem: str) -> SchemaError:
+    """The error for the line holding byte ``at`` of ``data``."""
+    begin = data.rfind(b"\n", 0, at) + 1
+    end = data.find(b"\n", at)
+    line = data[begin : len(data) if end < 0 else end]
+    return _fail(name, data.count(b"\n", 0, at) + 1, line, problem)
 
 
 def _fail(name: str, number: int, line: bytes, problem: str) -> SchemaError:
     text = line.decode(errors="replace").rstrip("\r")
+    if len(text) > _SHOWN:
+        text = text[:_SHOWN] + "..."
     return SchemaError(f"{name}, line {number}: {problem}: {text!r}")
 
 
-def _data_lines(data: bytes) -> list[tuple[int, bytes]]:
-    """(1-based line number, line) of every line that holds data, in order."""
-    return [(n, line) for n, line in enumerate(_lines(data), start=1) if not _is_skipped(line)]
+def _normalise(data: bytes, name: str, *, full: bool) -> bytes:
+    """Make ``data`` single-space separated, without comment lines, keeping line numbers.
 
-
-def _diagnose(data: bytes, name: str, kind: str) -> None:
-    """Walk the file line by line and raise on the first malformed line (error path only)."""
-    for number, line in _data_lines(data):
-        fields = line.split()
-        if kind == "run":
-            if len(fields) < 6:
-                problem = f"expected 6 fields ({_RUN_FIELDS}), found {len(fields)}"
-                raise _fail(name, number, line, problem)
-            try:
-                if not np.isfinite(float(fields[4])):
-                    raise ValueError
-            except ValueError:
-                problem = f"the score {fields[4].decode(errors='replace')!r} is not a finite number"
-                raise _fail(name, number, line, problem) from None
-        else:
-            if len(fields) != 4:
-                problem = f"expected 4 fields ({_QRELS_FIELDS}), found {len(fields)}"
-                raise _fail(name, number, line, problem)
-            try:
-                int(fields[3])
-            except ValueError:
-                problem = (
-                    f"the relevance label {fields[3].decode(errors='replace')!r} is not an integer"
-                )
-                raise _fail(name, number, line, problem) from None
-
-
-def _parse(data: bytes, name: str, kind: str) -> pd.DataFrame:
-    """Parse with pandas' C engine; on any trouble, find and report the bad line."""
-    if kind == "run":
-        n_fields, dtypes = 6, {0: str, 1: str, 2: str, 3: str, 4: np.float64, 5: str}
-    else:  # read a 5th field only to notice lines with too many
-        n_fields, dtypes = 5, {0: str, 1: str, 2: str, 3: np.int64, 4: str}
+    ``full=False`` only turns line ends into ``\\n`` and other whitespace into spaces
+    (a file with single spaces or tabs between fields is then ready); ``full=True`` also
+    collapses runs of spaces and strips the ends of lines.
+    """
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n").removesuffix(b"\r")
+        if b"\r" in data:
+            problem = (
+                "holds a carriage return (\\r) that does not end the line (old Mac line "
+                "endings?); convert the line endings to \\n (e.g. tr '\\r' '\\n')"
+            )
+            raise _fail_at(data, data.index(b"\r"), name, problem)
+    if any(byte in data for byte in (b"\t", b"\x0b", b"\x0c")):
+        data = data.translate(_TO_SPACE)
+    if full:
+        while b"  " in data:
+            data = data.replace(b"  ", b" ")
+        data = data.replace(b"\n ", b"\n").replace(b" \n", b"\n")
+        data = data.removeprefix(b" ").removesuffix(b" ")
     if b"#" in data:
-        data = _COMMENT.sub(b"", data)
-    options = {
-        "sep": r"\s+",
-        "header": None,
-        "names": list(range(n_fields)),
-        "dtype": dtypes,
-        "engine": "c",
-        "quoting": csv.QUOTE_NONE,
-        "keep_default_na": False,
-        "na_values": [],
-        "skip_blank_lines": True,
-    }
-    # runs: skip Q0 and rank unless the first line has extra fields (then read all six)
-    usecols = [[0, 2, 4, 5], list(range(6))] if kind == "run" else [None]
-    try:
-        for attempt, columns in enumerate(usecols):
-            try:
-                frame = pd.read_csv(io.BytesIO(data), usecols=columns, **options)
-                break
-            except ValueError as error:
-                if attempt + 1 == len(usecols) or "names" not in str(error):
-                    raise
-    except (ValueError, pd.errors.ParserError) as error:
-        _diagnose(data, name, kind)
-        msg = f"{name}: cannot read this {kind} file ({error})"
-        raise SchemaError(msg) from error
+        data = _COMMENT.sub(b"\n", data)
+        if data.startswith(b"#"):
+            end = data.find(b"\n")
+            data = data[end:] if end >= 0 else b""
+    return data
+
+
+def _texts(data: bytes, name: str, kind: str) -> Iterator[bytes]:
+    """Normalised versions of ``data`` to try parsing, cheapest first."""
+    light = _normalise(data, name, full=False)
+    yield light
+    full = _normalise(data, name, full=True)
+    if full != light:
+        yield full
+    if kind == "run":  # lines with more than six fields, not all alike
+        yield _AFTER_SIXTH.sub(rb"\1", b"\n" + full)[1:]
+
+
+def _first_line(text: bytes) -> bytes | None:
+    """The first line holding a field, or None when there is none."""
+    match = _NONBLANK.search(text)
+    if match is None:
+        return None
+    end = text.find(b"\n", match.start())
+    return text[text.rfind(b"\n", 0, match.start()) + 1 : len(text) if end < 0 else end]
+
+
+def _read_csv(text: bytes, n_columns: int, kind: str) -> pa.Table:
+    """The first 4 or 6 fields of every line of single-space separated ``text``."""
+    n = _N_FIELDS[kind]
+    names = [str(i) for i in range(n_columns)]
+    types = {str(i): pa.large_string() for i in range(n)}
     if kind == "run":
-        bad = (frame[5] == "").to_numpy() | ~np.isfinite(frame[4].to_numpy())
-    else:  # missing fields read as "", so a 5th field that is not "" is one too many
-        bad = (frame[2] == "").to_numpy() | (frame[4] != "").to_numpy()
-    if bad.any():
-        _diagnose(data, name, kind)
-        number, line = _data_lines(data)[int(np.flatnonzero(bad)[0])]
-        raise _fail(name, number, line, "malformed line")
-    return frame
+        types["4"] = pa.float64()
+    block = _BLOCK
+    while True:
+        try:
+            return pa_csv.read_csv(
+                pa.py_buffer(text),
+                read_options=pa_csv.ReadOptions(column_names=names, block_size=block),
+                parse_options=pa_csv.ParseOptions(
+                    delimiter=" ", quote_char=False, double_quote=False, escape_char=False
+                ),
+                convert_options=pa_csv.ConvertOptions(
+                    column_types=types,
+                    include_columns=names[:n],
+                    null_values=[],
+                    true_values=[],
+                    false_values=[],
+                    strings_can_be_null=False,
+                ),
+            )
+        except pa.ArrowInvalid as error:  # a line longer than a block: one block
+            largest = min(len(text) + 1, 2**31 - 1)
+            if "straddl" not in str(error) or block >= largest:
+                raise
+            block = largest
+
+
+def _parse(data: bytes, name: str, kind: str) -> pa.Table | None:
+    """The fields of ``data`` as an Arrow table (columns "0".."5"); None if it has no lines."""
+    n = _N_FIELDS[kind]
+    for text in _texts(data, name, kind):
+        first = _first_line(text)
+        if first is None:
+            return None
+        n_columns = max(n, len(first.split())) if kind == "run" else n
+        try:
+            table = _read_csv(text, n_columns, kind)
+        except pa.ArrowInvalid:
+            continue
+        strings = [table.column(i) for i in range(n) if pa.types.is_large_string(table[i].type)]
+        if any(pc.min(pc.binary_length(column)).as_py() == 0 for column in strings):
+            continue  # an empty field: two separators in a row, an edge not stripped
+        break
+    else:
+        raise _diagnosed(data, name, kind)
+    if kind == "run":
+        if pc.any(pc.is_nan(table.column(4))).as_py():
+            raise _diagnosed(data, name, kind)
+        return table
+    labels = table.column(3)
+    if not pc.all(pc.match_substring_regex(labels, _LABEL_RE2)).as_py():
+        raise _diagnosed(data, name, kind)
+    if pc.any(pc.starts_with(labels, "+")).as_py():
+        labels = pc.utf8_ltrim(labels, "+")
+    try:
+        labels = pc.cast(labels, pa.int64())
+    except pa.ArrowInvalid:  # out of range
+        raise _diagnosed(data, name, kind) from None
+    return table.set_column(3, "3", labels)
+
+
+def _lines(data: bytes) -> Iterator[tuple[int, bytes, list[bytes]]]:
+    """(1-based line number, line, fields) of every data line, as trec_eval splits it."""
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        fields = line.split()  # bytes.split: ASCII whitespace, like C isspace
+        if fields and not fields[0].startswith(b"#"):
+            yield number, line, fields
+
+
+def _score_problem(token: bytes) -> str | None:
+    """Why ``token`` is no usable score (None when it is one): Arrow's float syntax, not NaN."""
+    if _SCORE.fullmatch(token):
+        value = float(token)
+    else:
+        try:
+            value = pc.cast(pa.array([token.decode()]), pa.float64())[0].as_py()
+        except pa.ArrowInvalid:
+            return f"the score {token.decode()!r} is not a number"
+    if np.isnan(value):
+        return (
+            f"the score {token.decode()!r} is NaN, which cannot be ranked; give the "
+            "document a number (inf and -inf are accepted)"
+        )
+    return None
+
+
+def _label_problem(token: bytes) -> str | None:
+    label = token.decode()
+    if not _LABEL.fullmatch(token):
+        return f"the relevance label {label!r} is not an integer"
+    if not _INT64[0] <= int(token) <= _INT64[1]:
+        return f"the relevance label {label!r} is too large (labels are 64-bit integers)"
+    return None
+
+
+def _diagnosed(data: bytes, name: str, kind: str) -> SchemaError:
+    """The error for the first malformed line (an error path: a Python loop over lines)."""
+    for number, line, fields in _lines(data):
+        if kind == "run":
+            problem = None
+            if len(fields) < 6:
+                hint = " -- this looks like a qrels file: use read_qrels" * (len(fields) == 4)
+                problem = f"expected 6 fields ({_RUN_FIELDS}), found {len(fields)}{hint}"
+            else:
+                problem = _score_problem(fields[4])
+        elif len(fields) != 4:
+            hint = " -- this looks like a run file: use read_run" * (len(fields) == 6)
+            problem = f"expected 4 fields ({_QRELS_FIELDS}), found {len(fields)}{hint}"
+        else:
+            problem = _label_problem(fields[3])
+        if problem is not None:
+            return _fail(name, number, line, problem)
+    msg = f"{name}: cannot read this {kind} file (no malformed line found; please report it)"
+    return SchemaError(msg)
 
 
 def _refuse_duplicates(frame: pd.DataFrame, data: bytes, name: str, what: str) -> None:
@@ -159,7 +355,7 @@ def _refuse_duplicates(frame: pd.DataFrame, data: bytes, name: str, what: str) -
     repeated = repeated_rows(group, frame["doc"])
     if len(repeated):
         row = int(repeated[0])
-        lines = _data_lines(_COMMENT.sub(b"", data) if b"#" in data else data)
+        lines = [(number, line) for number, line, _ in _lines(data)]
         same = np.flatnonzero(
             (frame["query"].to_numpy() == frame["query"].iat[row])
             & (frame["doc"].to_numpy() == frame["doc"].iat[row])
@@ -173,36 +369,82 @@ def _refuse_duplicates(frame: pd.DataFrame, data: bytes, name: str, what: str) -
         raise _fail(name, number, line, problem)
 
 
-def read_run(path_or_buffer: PathOrBuffer) -> pd.DataFrame:
+def _strings(column: pa.ChunkedArray | pa.Array) -> Any:
+    """Arrow strings as pandas' default string dtype (``str`` on pandas 3)."""
+    dtype = pd.Series(["a"]).dtype
+    if isinstance(dtype, pd.StringDtype):
+        return pd.array(column, dtype=dtype)
+    return column.to_numpy(zero_copy_only=False)
+
+
+def _frame(table: pa.Table | None, kind: str) -> pd.DataFrame:
+    if table is None:
+        string, number = pa.array([], pa.large_string()), np.zeros(0)
+        columns = [string, string, string, string]
+    else:
+        columns = [table.column(i) for i in range(table.num_columns)]
+    if kind == "run":
+        score = number if table is None else columns[4].to_numpy()
+        return pd.DataFrame(
+            {
+                "query": _strings(columns[0]),
+                "doc": _strings(columns[2]),
+                "score": np.asarray(score, dtype=np.float64),
+                "run": _strings(columns[-1] if table is None else columns[5]),
+            }
+        )
+    rel = number if table is None else columns[3].to_numpy()
+    return pd.DataFrame(
+        {
+            "query": _strings(columns[0]),
+            "doc": _strings(columns[2]),
+            "rel": np.asarray(rel, dtype=np.int64),
+        }
+    )
+
+
+def read_run(path_or_buffer: PathOrBuffer, *, encoding: str = "utf-8") -> pd.DataFrame:
     """Read a TREC run file into a long frame ranked by score, as trec_eval ranks it.
 
     Parameters
     ----------
     path_or_buffer : str, path or file-like
-        A run in TREC format, ``qid Q0 docno rank score tag`` per line; ``.gz`` (any
-        gzip stream) is decompressed, ``#`` comment lines and blank lines are skipped,
-        fields after the sixth are ignored (as trec_eval ignores them).
+        A run in TREC format, ``qid Q0 docno rank score tag`` per line, fields separated
+        by spaces and/or tabs; a gzip stream is decompressed, ``#`` comment lines and
+        blank lines are skipped, fields after the sixth are ignored (as trec_eval
+        ignores them).
+    encoding : str, default "utf-8"
+        Encoding of a file or binary buffer (text buffers are already decoded). A
+        leading UTF-8 byte-order mark is dropped.
 
     Returns
     -------
     DataFrame
-        Columns ``query`` (str), ``doc`` (str), ``score`` (float64), ``run`` (str, the
-        tag), in file order, with a fresh RangeIndex. There is no rank column: the file's
-        rank field is not trusted. :func:`pdireval.evaluate` ranks by score descending,
-        ties by doc id descending compared as strings -- trec_eval's rule.
+        Columns ``query``, ``doc``, ``run`` (the tag) as strings (pandas' default string
+        dtype) and ``score`` (float64), in file order, with a fresh RangeIndex; empty
+        when the file holds no lines. There is no rank column: the file's rank field is
+        not trusted. :func:`pdireval.evaluate` ranks by score descending, ties by doc id
+        descending compared as strings -- trec_eval's rule.
 
     Raises
     ------
     SchemaError
-        A line with fewer than six fields, a score that is not a number, or the same
-        document twice for a query of one run; the message names the file, the line
-        number and the line.
+        A line with fewer than six fields, a score that is not a number or is NaN, the
+        same document twice for a query of one run, a byte that is not valid in
+        ``encoding``, a NUL byte, a carriage return inside a line, or a damaged gzip
+        stream; the message names the file, the line number and the line.
+    OSError
+        The file cannot be read (missing, a directory, no permission); the message
+        names the path.
 
     Notes
     -----
     Scores are kept as float64 (trec_eval 10.0 does the same; 9.0.8 rounds them to
-    float32, which matters only for scores that differ below float32 precision). A file
-    may hold several runs (different tags); a document may then appear once per run.
+    float32, which matters only for scores that differ below float32 precision).
+    ``inf`` and ``-inf`` are valid scores (trec_eval reads them with ``atof`` and ranks
+    them first and last); ``nan`` is refused, since it has no place in a ranking. A
+    file may hold several runs (different tags); a document may then appear once per
+    run.
 
     Examples
     --------
@@ -214,42 +456,42 @@ def read_run(path_or_buffer: PathOrBuffer) -> pd.DataFrame:
     1    q1  d2    2.5  bm25
     2    q2  d9    0.1  bm25
     """
-    data, name = _load(path_or_buffer)
-    raw = _parse(data, name, "run")
-    frame = pd.DataFrame(
-        {
-            "query": raw[0].astype(str),
-            "doc": raw[2].astype(str),
-            "score": raw[4].to_numpy(dtype=np.float64),
-            "run": raw[5].astype(str),
-        }
-    )
+    data, name = _load(path_or_buffer, encoding)
+    frame = _frame(_parse(data, name, "run"), "run")
     _refuse_duplicates(frame, data, name, "in the run")
     return frame
 
 
-def read_qrels(path_or_buffer: PathOrBuffer) -> pd.DataFrame:
+def read_qrels(path_or_buffer: PathOrBuffer, *, encoding: str = "utf-8") -> pd.DataFrame:
     """Read a TREC qrels file (relevance judgments).
 
     Parameters
     ----------
     path_or_buffer : str, path or file-like
-        Judgments in TREC format, ``qid iter docno rel`` per line; ``.gz`` is
-        decompressed, ``#`` comment lines and blank lines are skipped.
+        Judgments in TREC format, ``qid iter docno rel`` per line, fields separated by
+        spaces and/or tabs; a gzip stream is decompressed, ``#`` comment lines and
+        blank lines are skipped.
+    encoding : str, default "utf-8"
+        Encoding of a file or binary buffer (text buffers are already decoded). A
+        leading UTF-8 byte-order mark is dropped.
 
     Returns
     -------
     DataFrame
-        Columns ``query`` (str), ``doc`` (str), ``rel`` (int64), in file order, fresh
-        RangeIndex. The iteration field is dropped. Ready for
-        :func:`pdireval.merge_qrels`.
+        Columns ``query``, ``doc`` as strings (pandas' default string dtype) and
+        ``rel`` (int64), in file order, fresh RangeIndex; empty when the file holds no
+        lines. The iteration field is dropped. Ready for :func:`pdireval.merge_qrels`.
 
     Raises
     ------
     SchemaError
-        A line without exactly four fields, a label that is not an integer, or the same
-        document judged twice for a query; the message names the file, the line number
-        and the line.
+        A line without exactly four fields, a label that is not an integer (or does not
+        fit in 64 bits), the same document judged twice for a query, a byte that is not
+        valid in ``encoding``, a NUL byte, a carriage return inside a line, or a damaged
+        gzip stream; the message names the file, the line number and the line.
+    OSError
+        The file cannot be read (missing, a directory, no permission); the message
+        names the path.
 
     Examples
     --------
@@ -259,15 +501,8 @@ def read_qrels(path_or_buffer: PathOrBuffer) -> pd.DataFrame:
     0     1  d1    2
     1     1  d7    0
     """
-    data, name = _load(path_or_buffer)
-    raw = _parse(data, name, "qrels")
-    frame = pd.DataFrame(
-        {
-            "query": raw[0].astype(str),
-            "doc": raw[2].astype(str),
-            "rel": raw[3].to_numpy(dtype=np.int64),
-        }
-    )
+    data, name = _load(path_or_buffer, encoding)
+    frame = _frame(_parse(data, name, "qrels"), "qrels")
     _refuse_duplicates(frame, data, name, "in the qrels")
     return frame
 
@@ -275,23 +510,147 @@ def read_qrels(path_or_buffer: PathOrBuffer) -> pd.DataFrame:
 # --------------------------------------------------------------------------- writing
 
 
-def _open_for_writing(target: PathOrBuffer, text: str) -> None:
+def _write(target: PathOrBuffer, lines: pa.Array) -> None:
+    """Write ``lines`` (each ending with a newline) as UTF-8 to a path or buffer."""
+    payload = _joined(lines)
     if isinstance(target, str | os.PathLike):
         path = Path(target)
         if path.suffix == ".gz":
-            with gzip.open(path, "wt", encoding="utf-8", newline="\n") as handle:
-                handle.write(text)
+            with gzip.open(path, "wb", compresslevel=6) as stream:
+                stream.write(payload)
         else:
-            path.write_text(text, encoding="utf-8", newline="\n")
+            path.write_bytes(payload)
     else:
+        handle: Any = target  # IO[str] or IO[bytes]
+        if isinstance(handle, io.TextIOBase):
+            handle.write(payload.tobytes().decode())
+            return
         try:
-            target.write(text)  # type: ignore[arg-type]
-        except TypeError:
-            target.write(text.encode())  # type: ignore[arg-type]
+            handle.write(payload)
+        except TypeError:  # a text stream that is no TextIOBase
+            handle.write(payload.tobytes().decode())
+
+
+def _lines_of(*fields: pd.Series | pa.Array | str) -> pa.Array:
+    """Lines of space-separated ``fields`` (columns or constants), each ending in a newline."""
+    parts = []
+    for field in fields:
+        if isinstance(field, str):
+            parts.append(pa.scalar(field, pa.large_string()))
+        elif isinstance(field, pd.Series):
+            parts.append(pa.array(field, type=pa.large_string()))
+        else:
+            parts.append(pc.cast(field, pa.large_string()))
+    newline = pa.scalar("\n", pa.large_string())
+    parts[-1] = pc.binary_join_element_wise(parts[-1], newline, pa.scalar("", pa.large_string()))
+    return pc.binary_join_element_wise(*parts, pa.scalar(" ", pa.large_string()))
+
+
+def _joined(lines: pa.Array) -> memoryview:
+    """The concatenated values of a large_string array, without copying them."""
+    lines = pa.concat_arrays([lines]) if lines.offset else lines
+    if not len(lines):
+        return memoryview(b"")
+    offsets = np.frombuffer(lines.buffers()[1], dtype=np.int64)[: len(lines) + 1]
+    return memoryview(lines.buffers()[2])[int(offsets[0]) : int(offsets[-1])]
 
 
 def _resolved(frame: pd.DataFrame, columns: ColumnMap | Mapping[str, str] | None):
     return as_column_map(columns).resolve(frame)
+
+
+def _numbers(frame: pd.DataFrame, column: str, role: str) -> pd.Series:
+    try:
+        return pd.to_numeric(frame[column])
+    except (TypeError, ValueError) as error:
+        msg = (
+            f"the {role} column {column!r} must hold numbers ({error}); convert it, e.g. "
+            f"frame[{column!r}] = pd.to_numeric(frame[{column!r}])"
+        )
+        raise SchemaError(msg) from error
+
+
+def _row(label: Any) -> str:
+    """A row label as users wrote it (``2``, not ``np.int64(2)``)."""
+    return repr(label.item() if isinstance(label, np.generic) else label)
+
+
+def _utf8(value: Any) -> bool:
+    """Whether ``value`` (str, bytes or other) can be written as UTF-8 text."""
+    try:
+        (value if isinstance(value, bytes) else str(value).encode()).decode()
+    except UnicodeError:
+        return False
+    return True
+
+
+def _ids(values: pd.Series, what: str, column: str | None) -> pa.Array:
+    """The ids of the written rows as Arrow strings; SchemaError for one that cannot be.
+
+    ``column`` is None for the ``tag=`` argument.
+    """
+
+    def where(position: int) -> str:
+        row = _row(values.index[position])
+        return f" in row {row} (column {column!r})" if column else " (the tag= argument)"
+
+    missing = values.isna().to_numpy()
+    if missing.any():
+        msg = (
+            f"the {what}{where(int(np.flatnonzero(missing)[0]))} is missing; every line of a "
+            f"TREC file needs one: fill it or drop the row (frame.dropna(subset=[{column!r}]))"
+        )
+        raise SchemaError(msg)
+    try:
+        array = pa.array(values.astype(str), type=pa.large_string(), from_pandas=True)
+    except UnicodeError as error:  # bytes that are not UTF-8, lone surrogates
+        position = next(i for i, value in enumerate(values) if not _utf8(value))
+        msg = (
+            f"the {what} {values.iat[position]!r}{where(position)} cannot be written as "
+            f"UTF-8 ({error}): fix or re-encode the id"
+        )
+        raise SchemaError(msg) from error
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    spaced = pc.match_substring_regex(array, _NOT_IN_IDS)
+    empty = pc.equal(array, "")
+    comment = pc.starts_with(array, "#") if what == "query id" else pc.equal(array, "\x00")
+    bad = pc.or_(pc.or_(spaced, empty), comment)
+    if not pc.any(bad).as_py():
+        return array
+    at = int(np.flatnonzero(bad.to_numpy(zero_copy_only=False))[0])
+    value = array[at].as_py()
+    if value == "":
+        problem = "is empty, and a TREC line needs every field: give it an id or drop the row"
+    elif comment[at].as_py():
+        problem = (
+            "starts with '#', which makes the line a comment that read_run, read_qrels and "
+            "trec_eval skip: rename the query"
+        )
+    else:
+        char = re.search(_NOT_IN_IDS, value).group()  # type: ignore[union-attr]
+        fix = (
+            "frame[col] = frame[col].str.replace(r'[\\s\\x00]', '_', regex=True)"
+            if column
+            else "choose a tag without it"
+        )
+        problem = (
+            f"contains {char!r}; the fields of a TREC file are separated by whitespace, so "
+            f"the line would not read back: replace it, e.g. {fix}"
+        )
+    msg = f"the {what} {value!r}{where(at)} {problem}"
+    raise SchemaError(msg)
+
+
+def _group_starts(*codes: np.ndarray) -> np.ndarray:
+    """Boolean mask of the rows (in sorted order) where a new group begins."""
+    n = len(codes[0])
+    starts = np.zeros(n, dtype=bool)
+    if n:
+        starts[0] = True
+        for code in codes:
+            starts[1:] |= code[1:] != code[:-1]
+    return starts
 
 
 def write_run(
@@ -310,20 +669,32 @@ def write_run(
         column (written as the tag). Rows with neither rank nor score (judged but not
         retrieved) are skipped; other columns (such as rel) are ignored.
     path_or_buffer : str, path or file-like
-        Where to write; a path ending in ``.gz`` is gzip-compressed.
+        Where to write (UTF-8); a path ending in ``.gz`` is gzip-compressed.
     tag : str, default "pdireval"
         The tag written when the frame has no run column.
     columns : ColumnMap or dict, optional
         Column roles, as for :func:`pdireval.evaluate`.
 
+    Raises
+    ------
+    SchemaError
+        An id (query, doc, run or tag) that would not read back: missing, empty,
+        holding whitespace or a NUL character, or a query id starting with ``#`` (a
+        comment line); the same document twice for a query of a run; a missing score
+        on a ranked row; scores that rise with the rank. The message names the row.
+
     Notes
     -----
     Lines are written ranked -- per query, in the order :func:`pdireval.evaluate` uses
     (rank column if present, else score descending with ties by doc id descending) --
-    with ranks 1..n. Scores are written with full precision (``repr``), so
-    :func:`read_run` returns them exactly. Without a score column the score written is
-    ``n - rank + 1`` (n = documents retrieved for the query), so trec_eval reproduces
-    the frame's order.
+    with ranks 1..n. Scores are written in the shortest form that reads back to the
+    same float64, so :func:`read_run` returns them exactly; ``inf`` and ``-inf`` are
+    written as such. Without a score column the score written is ``n - rank + 1``
+    (n = documents retrieved for the query), so trec_eval reproduces the frame's
+    order. With both a rank and a score column the scores are written as they are;
+    trec_eval and :func:`read_run` rank by score, so a frame whose scores rise with
+    its ranks is refused, and documents with equal scores are ranked by doc id
+    descending when the file is read, whatever their ranks.
 
     Examples
     --------
@@ -336,45 +707,96 @@ def write_run(
     """
     cols = _resolved(frame, columns)
     cols.require(frame, "query", "doc")
-    query, doc, rank, score, run_col = cols.query, cols.doc, cols.rank, cols.score, cols.run
+    rank, score, run_col = cols.rank, cols.score, cols.run
     if rank is None and score is None:
         msg = (
             f"write_run needs a rank or a score column (columns: {list(frame.columns)}); "
             "map it with columns={'score': ...} or columns={'rank': ...}"
         )
         raise SchemaError(msg)
-    key = rank if rank is not None else score
-    data = pd.DataFrame(
-        {
-            "run": frame[run_col].astype(str) if run_col else tag,
-            "query": frame[query].astype(str),
-            "doc": frame[doc].astype(str),
-            "key": pd.to_numeric(frame[key]),
-        }
-    )
+    by_rank = rank is not None
+    key = _numbers(frame, rank if by_rank else score, "rank" if by_rank else "score")
+    retrieved = frame.loc[key.notna().to_numpy()]
+    if run_col is not None:
+        runs = _ids(retrieved[run_col], "run name", run_col)
+    else:
+        runs = pa.repeat(_ids(pd.Series([tag]), "tag", None)[0], len(retrieved))
+    query = _ids(retrieved[cols.query], "query id", cols.query)
+    doc = _ids(retrieved[cols.doc], "doc id", cols.doc)
+    scores = None
     if score is not None:
-        data["score"] = pd.to_numeric(frame[score]).astype(np.float64)
-    data = data[data["key"].notna()]
-    # rank ascending, or score descending with ties by doc id descending (strings)
-    ascending = [True, True, rank is not None, False]
-    data = data.sort_values(["run", "query", "key", "doc"], ascending=ascending, kind="stable")
-    position = data.groupby(["run", "query"], sort=False).cumcount() + 1
-    if score is None:
-        size = data.groupby(["run", "query"], sort=False)["doc"].transform("size")
-        data["score"] = (size - position + 1).astype(np.float64)
-    scores = [repr(float(value)) for value in data["score"].to_numpy()]
-    lines = (
-        data["query"]
-        + " Q0 "
-        + data["doc"]
-        + " "
-        + position.astype(str)
-        + " "
-        + pd.Series(scores, index=data.index, dtype=str)
-        + " "
-        + data["run"]
+        scores = _numbers(retrieved, score, "score").to_numpy(dtype=np.float64, na_value=np.nan)
+        if np.isnan(scores).any():
+            row = _row(retrieved.index[int(np.flatnonzero(np.isnan(scores))[0])])
+            msg = (
+                f"row {row} has a rank but no score (column {score!r}); trec_eval ranks "
+                "by score, so every line needs one: fill the scores, or drop the score "
+                "column to write scores made from the ranks"
+            )
+            raise SchemaError(msg)
+    # rank ascending, or score descending; ties by doc id descending (strings)
+    run_codes = pd.factorize(_strings(runs), sort=True)[0]
+    query_codes = pd.factorize(_strings(query), sort=True)[0]
+    sort_keys = [("run", "ascending"), ("query", "ascending")]
+    sort_keys += [("key", "ascending" if by_rank else "descending"), ("doc", "descending")]
+    keys = {"run": run_codes, "query": query_codes, "doc": doc}
+    keys["key"] = key[key.notna()].to_numpy(dtype=np.float64)
+    order = pc.sort_indices(pa.table(keys), sort_keys=sort_keys).to_numpy()
+    table = pd.DataFrame(
+        {
+            "run": _strings(runs.take(order)),
+            "query": _strings(query.take(order)),
+            "doc": _strings(doc.take(order)),
+        },
+        index=retrieved.index[order],
     )
-    _open_for_writing(path_or_buffer, "".join(line + "\n" for line in lines))
+    starts = _group_starts(run_codes[order], query_codes[order])
+    group = np.cumsum(starts) - 1
+    first = np.maximum.accumulate(np.where(starts, np.arange(len(table)), 0))
+    position = np.arange(len(table)) - first + 1
+    _refuse_repeats(table, group)
+    if scores is None:
+        written = (np.bincount(group)[group] - position + 1).astype(np.float64)
+    else:
+        written = scores[order]
+        if by_rank:
+            _refuse_rising_scores(table, written, starts)
+    lines = _lines_of(
+        table["query"], "Q0", table["doc"], pa.array(position), pa.array(written), table["run"]
+    )
+    _write(path_or_buffer, lines)
+
+
+def _refuse_repeats(table: pd.DataFrame, group: np.ndarray) -> None:
+    """Refuse a document listed twice for a query of a run (``table`` in written order)."""
+    repeated = repeated_rows(group, table["doc"])
+    if len(repeated):
+        at = int(repeated[0])
+        doc, query = table["doc"].iat[at], table["query"].iat[at]
+        before = np.flatnonzero((group == group[at]) & (table["doc"].to_numpy() == doc))[0]
+        rows = f"{_row(table.index[before])} and {_row(table.index[at])}"
+        msg = (
+            f"document {doc!r} appears twice for query {query!r} (rows {rows}); a run lists "
+            "a document once per query (trec_eval and read_run refuse repeats): drop the "
+            "duplicates, e.g. frame.drop_duplicates(['query', 'doc'])"
+        )
+        raise SchemaError(msg)
+
+
+def _refuse_rising_scores(table: pd.DataFrame, scores: np.ndarray, starts: np.ndarray) -> None:
+    """Refuse scores that rise with the rank (``table`` and ``scores`` in written order)."""
+    rising = np.flatnonzero(~starts[1:] & (scores[1:] > scores[:-1]))
+    if len(rising):
+        at = int(rising[0]) + 1
+        higher, lower = float(scores[at]), float(scores[at - 1])
+        msg = (
+            f"for query {table['query'].iat[at]!r}, row {_row(table.index[at])} is ranked "
+            f"below row {_row(table.index[at - 1])} but has a higher score ({higher!r} > "
+            f"{lower!r}); trec_eval and read_run rank by score, so the file would "
+            "rank them the other way: drop the score column (scores are then made from the "
+            "ranks) or the rank column (lines are then ranked by score)"
+        )
+        raise SchemaError(msg)
 
 
 def write_qrels(
@@ -391,14 +813,22 @@ def write_qrels(
         query, doc and rel columns; rows without a label (unjudged) are skipped. With a
         run column (a merged long frame), each (query, doc) judgment is written once.
     path_or_buffer : str, path or file-like
-        Where to write; a path ending in ``.gz`` is gzip-compressed.
+        Where to write (UTF-8); a path ending in ``.gz`` is gzip-compressed.
     columns : ColumnMap or dict, optional
         Column roles, as for :func:`pdireval.evaluate`.
+
+    Raises
+    ------
+    SchemaError
+        A label that is not a whole number (fractional, infinite, beyond 64 bits), two
+        different labels for one (query, doc), or an id that would not read back
+        (missing, empty, holding whitespace or a NUL character, a query id starting
+        with ``#``). The message names the row.
 
     Notes
     -----
     The iteration field is written as ``0``; lines are sorted by query and doc id.
-    Labels must be whole numbers.
+    Negative labels (pooled but unjudged) are written as they are.
 
     Examples
     --------
@@ -411,22 +841,48 @@ def write_qrels(
     """
     cols = _resolved(frame, columns)
     cols.require(frame, "query", "doc", "rel")
-    data = pd.DataFrame(
-        {
-            "query": frame[cols.query].astype(str),
-            "doc": frame[cols.doc].astype(str),
-            "rel": pd.to_numeric(frame[cols.rel]),
-        }
-    )
-    data = data[data["rel"].notna()].drop_duplicates(["query", "doc", "rel"])
-    labels = data["rel"].to_numpy(dtype=np.float64)
-    if not np.all(labels == np.round(labels)):
-        msg = "write_qrels needs whole-number labels; found fractional values in the rel column"
+    rel = _numbers(frame, cols.rel, "rel")
+    judged = rel.notna().to_numpy()
+    labels = _labels(rel[judged], cols.rel)
+    rows = frame.loc[judged]
+    query = _ids(rows[cols.query], "query id", cols.query)
+    doc = _ids(rows[cols.doc], "doc id", cols.doc)
+    query_codes = pd.factorize(_strings(query), sort=True)[0]
+    sort_keys = [("query", "ascending"), ("doc", "ascending"), ("rel", "ascending")]
+    keys = pa.table({"query": query_codes, "doc": doc, "rel": labels})
+    order = pc.sort_indices(keys, sort_keys=sort_keys).to_numpy()
+    query_codes, doc, labels = query_codes[order], doc.take(order), labels[order]
+    same = query_codes[1:] == query_codes[:-1]
+    if len(doc):
+        same &= pc.equal(doc.slice(1), doc.slice(0, len(doc) - 1)).to_numpy(zero_copy_only=False)
+    clash = np.flatnonzero(same & (labels[1:] != labels[:-1]))
+    if len(clash):
+        at = int(clash[0])
+        rows_at = rows.index[order[at : at + 2]].tolist()
+        msg = (
+            f"write_qrels: (query, doc) {(query[int(order[at])].as_py(), doc[at].as_py())} "
+            f"has two different labels, {labels[at]} and {labels[at + 1]} (rows {rows_at}); "
+            "keep one judgment per document and query"
+        )
         raise SchemaError(msg)
-    if data.duplicated(["query", "doc"]).any():
-        pair = data.loc[data.duplicated(["query", "doc"]), ["query", "doc"]].iloc[0].tolist()
-        msg = f"write_qrels: (query, doc) {tuple(pair)} has two different labels"
+    keep = np.flatnonzero(np.concatenate([[len(order) > 0], ~same]))  # once per (query, doc)
+    lines = _lines_of(query.take(order[keep]), "0", doc.take(keep), pa.array(labels[keep]))
+    _write(path_or_buffer, lines)
+
+
+def _labels(rel: pd.Series, column: str) -> np.ndarray:
+    """Judged labels as int64; SchemaError for a label that is not a 64-bit whole number."""
+    if pd.api.types.is_integer_dtype(rel.dtype) or pd.api.types.is_bool_dtype(rel.dtype):
+        return rel.to_numpy(dtype=np.int64)
+    values = rel.to_numpy(dtype=np.float64)
+    fits = (values >= _INT64[0]) & (values < 2.0**63)  # False for inf and nan
+    bad = ~fits | (values != np.round(values))
+    if bad.any():
+        at = int(np.flatnonzero(bad)[0])
+        kind = "fractional" if fits[at] else "infinite or beyond 64 bits"
+        msg = (
+            f"write_qrels needs whole-number labels; found {float(values[at])!r} ({kind}) in row "
+            f"{_row(rel.index[at])} of the rel column {column!r}: round or fix the labels"
+        )
         raise SchemaError(msg)
-    data = data.sort_values(["query", "doc"], kind="stable")
-    lines = data["query"] + " 0 " + data["doc"] + " " + data["rel"].astype(np.int64).astype(str)
-    _open_for_writing(path_or_buffer, "".join(line + "\n" for line in lines))
+    return values.astype(np.int64)

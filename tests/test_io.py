@@ -1,16 +1,30 @@
-"""TREC run/qrels reading and writing: formats, round trips, every malformed-input error."""
+"""TREC run/qrels reading and writing: formats, round trips, every malformed-input error.
+
+The reference for reading is trec_eval's parser (get_trec_results.c, get_qrels.c):
+fields are runs of ASCII whitespace (C ``isspace``), blank lines and lines whose first
+non-blank character is ``#`` are skipped, run fields after the sixth are ignored.
+:func:`trec_lines` below is that rule written the plain way; the reader under test
+parses with pyarrow's CSV reader after normalising the whitespace.
+"""
 
 from __future__ import annotations
 
+import bz2
 import gzip
 import io
+import math
+import os
+import re
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import pdireval
+import pdireval.io as trec_io
 from pdireval import SchemaError
 
 RUN = """# a comment line
@@ -20,6 +34,40 @@ q1\tQ0\td2\t2\t  2.5\tbm25 trailing junk is ignored, as trec_eval ignores it
 q2 Q0 007 9 -1e-3 bm25
 """
 QRELS = "q1 0 d2 1\n# judged later\nq1 0 d9 2\nq2 0 007 0\nq3 0 x -1\n"
+STR = pd.Series(["a"]).dtype  # pandas' default string dtype: what the readers return
+TESTDATA = Path(
+    os.environ.get("PDIREVAL_TREC_TESTDATA")
+    or Path(__file__).resolve().parents[2] / "shared" / "trec_eval_testdata"
+)
+
+
+def trec_lines(data: bytes) -> list[list[bytes]]:
+    """The fields of every data line, split as trec_eval splits them."""
+    lines = [line.split() for line in data.split(b"\n")]
+    return [fields for fields in lines if fields and not fields[0].startswith(b"#")]
+
+
+def expected_run(data: bytes) -> pd.DataFrame:
+    rows = trec_lines(data)
+    return pd.DataFrame(
+        {
+            "query": pd.Series([f[0].decode() for f in rows], dtype=STR),
+            "doc": pd.Series([f[2].decode() for f in rows], dtype=STR),
+            "score": np.array([float(f[4]) for f in rows], dtype=np.float64),
+            "run": pd.Series([f[5].decode() for f in rows], dtype=STR),
+        }
+    )
+
+
+def expected_qrels(data: bytes) -> pd.DataFrame:
+    rows = trec_lines(data)
+    return pd.DataFrame(
+        {
+            "query": pd.Series([f[0].decode() for f in rows], dtype=STR),
+            "doc": pd.Series([f[2].decode() for f in rows], dtype=STR),
+            "rel": np.array([int(f[3]) for f in rows], dtype=np.int64),
+        }
+    )
 
 
 def test_read_run_columns_types_and_values():
@@ -30,6 +78,7 @@ def test_read_run_columns_types_and_values():
     assert run["score"].tolist() == [2.5, 2.5, -0.001]
     assert run["run"].tolist() == ["bm25"] * 3
     assert run["score"].dtype == np.float64
+    assert [run[c].dtype for c in ("query", "doc", "run")] == [STR] * 3
     assert isinstance(run.index, pd.RangeIndex)
 
 
@@ -49,6 +98,7 @@ def test_read_qrels_columns_types_and_comments():
     assert qrels["doc"].tolist() == ["d2", "d9", "007", "x"]
     assert qrels["rel"].tolist() == [1, 2, 0, -1]
     assert qrels["rel"].dtype == np.int64
+    assert [qrels[c].dtype for c in ("query", "doc")] == [STR] * 2
 
 
 def test_gzip_and_paths(tmp_path: Path):
@@ -59,6 +109,367 @@ def test_gzip_and_paths(tmp_path: Path):
     qrels = tmp_path / "qrels.gz"
     qrels.write_bytes(gzip.compress(QRELS.encode()))
     assert pdireval.read_qrels(qrels)["rel"].tolist() == [1, 2, 0, -1]
+    # a gzip stream is recognised by its content, whatever the name
+    renamed = tmp_path / "run.txt"
+    renamed.write_bytes(gzip.compress(RUN.encode()))
+    assert pdireval.read_run(renamed).equals(pdireval.read_run(io.StringIO(RUN)))
+
+
+# --------------------------------------------------------------------------- empty files
+
+EMPTY = [b"", b"\n", b"\n\n  \n\t\n", b"# only a comment", b"# one\n   # two\n\n", b"\r\n\r\n"]
+
+
+@pytest.mark.parametrize("content", EMPTY)
+@pytest.mark.parametrize("compress", [False, True])
+def test_a_file_without_data_lines_reads_as_an_empty_frame(tmp_path, content, compress):
+    # trec_eval refuses an empty file; an empty frame with the usual columns is what
+    # a reader returns for "nothing retrieved" (merge_qrels/evaluate take it from there)
+    path = tmp_path / "empty"
+    path.write_bytes(gzip.compress(content) if compress else content)
+    run = pdireval.read_run(path)
+    assert list(run.columns) == ["query", "doc", "score", "run"]
+    assert run.dtypes.tolist() == [STR, STR, np.dtype(np.float64), STR]
+    assert len(run) == 0
+    assert isinstance(run.index, pd.RangeIndex)
+    qrels = pdireval.read_qrels(path)
+    assert list(qrels.columns) == ["query", "doc", "rel"]
+    assert qrels.dtypes.tolist() == [STR, STR, np.dtype(np.int64)]
+    assert len(qrels) == 0
+
+
+# --------------------------------------------------------------------------- the format
+
+
+def test_whitespace_line_ends_and_comments_follow_trec_eval():
+    variants = [
+        b"q1 Q0 d1 1 2.5 t\nq1 Q0 d2 2 1 t\n",
+        b"q1 Q0 d1 1 2.5 t\r\nq1 Q0 d2 2 1 t\r\n",  # CRLF
+        b"q1\tQ0\td1\t1\t2.5\tt\nq1\tQ0\td2\t2\t1\tt",  # tabs, no final newline
+        b"  q1  Q0 \t d1 1   2.5 t  \n\tq1 Q0 d2 2 1 t\t\r\n",  # runs, leading, trailing
+        b"q1\x0bQ0\x0cd1 1 2.5 t\nq1 Q0 d2 2 1 t\n",  # vertical tab, form feed (isspace)
+        b"\xef\xbb\xbfq1 Q0 d1 1 2.5 t\nq1 Q0 d2 2 1 t\n",  # UTF-8 byte-order mark
+        b"#c\n\n  # indented comment\nq1 Q0 d1 1 2.5 t\n#\nq1 Q0 d2 2 1 t\n#end",
+        b"q1 Q0 d1 1 2.5 t extra\nq1 Q0 d2 2 1 t and more fields\n",
+    ]
+    first = pdireval.read_run(io.BytesIO(variants[0]))
+    assert first["doc"].tolist() == ["d1", "d2"]
+    for data in variants[1:]:
+        pd.testing.assert_frame_equal(pdireval.read_run(io.BytesIO(data)), first)
+
+
+def test_hash_inside_a_line_is_data():
+    run = pdireval.read_run(io.StringIO("q Q0 CR#93E-1860 1 1 t#1\nq#2 Q0 d 1 1 t\n"))
+    assert run["doc"].tolist() == ["CR#93E-1860", "d"]
+    assert run["query"].tolist() == ["q", "q#2"]
+    assert run["run"].tolist() == ["t#1", "t"]
+
+
+def test_scores_inf_are_read_and_rank_like_trec_eval():
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    text = "q Q0 a 1 -inf t\nq Q0 b 2 1e400 t\nq Q0 c 3 -Infinity t\nq Q0 d 4 0 t\n"
+    run = pdireval.read_run(io.StringIO(text))
+    assert run["score"].tolist() == [-math.inf, math.inf, -math.inf, 0.0]
+    qrels = {"q": {"a": 1, "c": 1}}
+    df = pdireval.merge_qrels(run, pdireval.read_qrels(io.StringIO("q 0 a 1\nq 0 c 1\n")))
+    ours = df.ireval.evaluate(["AP", "RR"]).iloc[0].tolist()
+    scores = dict(zip(run["doc"], run["score"], strict=True))
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"map", "recip_rank"})
+    theirs = evaluator.evaluate({"q": scores})["q"]
+    assert ours == pytest.approx([theirs["map"], theirs["recip_rank"]])
+
+
+def test_score_spellings():
+    tokens = ["1", "-1", "+1.5", ".5", "5.", "1e3", "1E-3", "-0", "00012", "1e-400"]
+    text = "".join(f"q Q0 d{i} 1 {token} t\n" for i, token in enumerate(tokens))
+    run = pdireval.read_run(io.StringIO(text))
+    assert run["score"].tolist() == [float(token) for token in tokens]
+
+
+def test_labels_span_64_bits_and_take_a_sign():
+    text = "q 0 a 9223372036854775807\nq 0 b -9223372036854775808\nq 0 c +3\nq 0 d -07\n"
+    labels = pdireval.read_qrels(io.StringIO(text))["rel"].tolist()
+    assert labels == [2**63 - 1, -(2**63), 3, -7]
+
+
+def test_encoding_argument_reads_other_encodings(tmp_path):
+    latin = "q Q0 café 1 1 t\n".encode("latin-1")
+    with pytest.raises(SchemaError, match=r"line 1: the bytes b'\\xe9' are not valid UTF-8"):
+        pdireval.read_run(io.BytesIO(latin))
+    assert pdireval.read_run(io.BytesIO(latin), encoding="latin-1")["doc"].tolist() == ["café"]
+    path = tmp_path / "utf16.qrels"
+    path.write_text("q 0 ä 1\n", encoding="utf-16")  # with a byte-order mark
+    assert pdireval.read_qrels(path, encoding="utf-16")["doc"].tolist() == ["ä"]
+    assert pdireval.read_run(io.StringIO("q Q0 中文 1 1 t\n"))["doc"].tolist() == ["中文"]
+
+
+def test_files_that_need_several_parser_blocks(monkeypatch):
+    # tiny blocks: rows cross block boundaries, and a line longer than a block is read
+    monkeypatch.setattr(trec_io, "_BLOCK", 64)
+    lines = [f"q{i // 7} Q0 d{i} {i} {i / 3!r} run\n" for i in range(500)]
+    lines[123] = f"q17 Q0 {'x' * 1000} 1 0.5 run\n"
+    data = "".join(lines).encode()
+    pd.testing.assert_frame_equal(pdireval.read_run(io.BytesIO(data)), expected_run(data))
+
+
+def test_duplicate_line_is_refused():
+    with pytest.raises(SchemaError, match=r"line 2: document 'd' appears twice .* line 1"):
+        pdireval.read_run(io.StringIO("q Q0 d 1 1 t\nq Q0 d 1 1 t\n"))
+
+
+# --------------------------------------------------------------------------- malformed input
+
+RUN_ERRORS = [
+    ("q Q0 a 1 1.0 t\nq Q0 b 2 1.0\n", 2, "expected 6 fields", "q Q0 b 2 1.0"),
+    ("q Q0 a 1 1.0 t\n\n# x\nq Q0 b 2\n", 4, "found 4", "q Q0 b 2"),
+    ("q Q0 a 1 1.0 t\nq Q0 b 2 high t\n", 2, "score 'high' is not a number", "high"),
+    ("q Q0 a 1 nan t\n", 1, "score 'nan' is NaN", "q Q0 a 1 nan t"),
+    ("q Q0 a 1 NaN(0) t\n", 1, r"score 'NaN\(0\)' is NaN", "NaN(0)"),
+    ("q Q0 a 1 1_0 t\n", 1, "score '1_0' is not a number", "1_0"),  # Python's float takes it
+    ("q Q0 a 1 0x10 t\n", 1, "score '0x10' is not a number", "0x10"),  # C's atof takes it
+    ("q Q0 a 1 1.5x t\n", 1, "score '1.5x' is not a number", "1.5x"),
+    ("q Q0 a 1 1 t\nq Q0  b 2\t1\n", 2, "found 5", "q Q0  b 2\t1"),
+    ("q Q0 a 1 1 t\r\nq Q0 b 2 1 t\r\nq Q0 c\r3 1 t\r\n", 3, r"carriage return", "q Q0 c"),
+    ("q Q0 a 1 1 t\rq Q0 b 2 1 t\r", 1, r"old Mac line endings", "q Q0 a 1 1 t"),
+    ("q Q0 a 1 1 t\nq Q0 b\x00 2 1 t\n", 2, r"NUL byte", "q Q0 b"),
+    ("1 0 a 1\n", 1, "found 4 -- this looks like a qrels file: use read_qrels", "1 0 a 1"),
+    (
+        "q Q0 a 1 1 t\nq Q0 b 2 1 t\nq Q0 a 3 0 t\n",
+        3,
+        "'a' appears twice.*first on line 1",
+        "q Q0 a 3 0 t",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "line", "problem", "shown"), RUN_ERRORS)
+def test_read_run_errors_name_file_line_and_content(tmp_path, text, line, problem, shown):
+    path = tmp_path / "bad.run"
+    path.write_bytes(text.encode())
+    with pytest.raises(SchemaError, match=rf"bad\.run, line {line}: .*{problem}") as error:
+        pdireval.read_run(path)
+    assert repr(shown)[1:-1] in str(error.value)
+
+
+def test_same_document_in_two_runs_of_one_file_is_allowed():
+    run = pdireval.read_run(io.StringIO("q Q0 a 1 1 t1\nq Q0 a 1 1 t2\n"))
+    assert run["run"].tolist() == ["t1", "t2"]
+
+
+QRELS_ERRORS = [
+    ("1 0 a 1\n1 0 b\n", 2, "expected 4 fields .* found 3"),
+    ("1 0 a 1 extra\n", 1, "expected 4 fields .* found 5"),
+    ("1 0 a 1\n1 0 b 1 2 3\n", 2, "found 6 -- this looks like a run file: use read_run"),
+    ("1 0 a yes\n", 1, "label 'yes' is not an integer"),
+    ("1 0 a 1.5\n", 1, "label '1.5' is not an integer"),
+    ("1 0 a 0x1\n", 1, "label '0x1' is not an integer"),  # Arrow's integer parser takes it
+    ("1 0 a 1\n1 0 b 99999999999999999999\n", 2, "label '99999999999999999999' is too large"),
+    ("1 0 a -9223372036854775809\n", 1, "is too large"),
+    ("1 0 a 1\n2 0 a 1\n1 0 a 0\n", 3, "'a' appears twice in the qrels for query '1'"),
+]
+
+
+@pytest.mark.parametrize(("text", "line", "problem"), QRELS_ERRORS)
+def test_read_qrels_errors_name_file_line_and_content(tmp_path, text, line, problem):
+    path = tmp_path / "bad.qrels"
+    path.write_text(text)
+    with pytest.raises(SchemaError, match=rf"bad\.qrels, line {line}: .*{problem}"):
+        pdireval.read_qrels(path)
+
+
+def test_error_from_a_buffer_and_gzip_names_the_source(tmp_path):
+    with pytest.raises(SchemaError, match=r"<buffer>, line 1"):
+        pdireval.read_qrels(io.StringIO("1 0 a\n"))
+    path = tmp_path / "q.gz"
+    path.write_bytes(gzip.compress(b"1 0 a 1\n1 0 b x\n"))
+    with pytest.raises(SchemaError, match=r"q\.gz, line 2: .*'1 0 b x'"):
+        pdireval.read_qrels(path)
+
+
+def test_a_very_long_line_is_shortened_in_the_message():
+    text = f"q Q0 d 1 {'9' * 5000}x t\n"
+    with pytest.raises(SchemaError, match=r"line 1: the score .* is not a number") as error:
+        pdireval.read_run(io.StringIO(text))
+    assert len(str(error.value)) < 5000 + 400  # the token once, the line cut short
+    assert str(error.value).endswith("...'")
+
+
+def test_truncated_or_damaged_gzip_names_the_file(tmp_path):
+    whole = gzip.compress(RUN.encode() * 50)
+    truncated = tmp_path / "cut.run.gz"
+    truncated.write_bytes(whole[: len(whole) // 2])
+    with pytest.raises(SchemaError, match=r"cut\.run\.gz: the gzip stream ends .* truncated"):
+        pdireval.read_run(truncated)
+    fake = tmp_path / "fake.run"
+    fake.write_bytes(b"\x1f\x8b" + b"not gzip at all\n" * 3)
+    with pytest.raises(SchemaError, match=r"fake\.run: starts with the gzip signature"):
+        pdireval.read_run(fake)
+    corrupt = bytearray(whole)
+    corrupt[-8] ^= 0xFF  # the CRC
+    damaged = tmp_path / "crc.qrels.gz"
+    damaged.write_bytes(bytes(corrupt))
+    with pytest.raises(SchemaError, match=r"crc\.qrels\.gz: .*not a valid gzip stream"):
+        pdireval.read_qrels(damaged)
+
+
+def test_other_compression_is_named(tmp_path):
+    path = tmp_path / "run.bz2"
+    path.write_bytes(bz2.compress(RUN.encode()))
+    with pytest.raises(SchemaError, match=r"run\.bz2: is bzip2-compressed; .*bunzip2"):
+        pdireval.read_run(path)
+
+
+def test_non_utf8_byte_names_the_line_and_the_bytes(tmp_path):
+    path = tmp_path / "latin.qrels"
+    path.write_bytes(b"1 0 a 1\n1 0 b 1\n1 0 caf\xe9 1\n")
+    with pytest.raises(SchemaError, match=r"latin\.qrels, line 3: the bytes b'\\xe9' .*latin-1"):
+        pdireval.read_qrels(path)
+    with pytest.raises(SchemaError, match=r"<buffer>, line 1: the bytes b'\\xed'"):
+        pdireval.read_qrels(io.StringIO("1 0 \ud800 1\n"))  # a lone surrogate in a text buffer
+
+
+@pytest.mark.parametrize("reader", [pdireval.read_run, pdireval.read_qrels])
+def test_unreadable_paths_raise_oserror_naming_the_path(tmp_path, reader):
+    missing = tmp_path / "no-such-file.txt"
+    with pytest.raises(FileNotFoundError, match=r"no-such-file\.txt"):
+        reader(missing)
+    with pytest.raises(IsADirectoryError, match=re.escape(tmp_path.name)):
+        reader(tmp_path)
+
+
+# --------------------------------------------------------------------------- properties
+
+SEPARATORS = st.sampled_from([" ", " ", " ", "\t", "  ", " \t ", "\x0b", "\x0c"])
+ID_CHARS = st.sampled_from("abcXYZ019-_.:/#éß中\u00a0\u2028")  # no ASCII whitespace
+SCORES = st.one_of(
+    st.floats(allow_nan=False).map(repr),
+    st.floats(allow_nan=False, width=32).map(lambda x: f"{x:.6g}"),
+    st.integers(-(10**20), 10**20).map(str),
+    st.sampled_from(["inf", "-inf", "Infinity", "+2", ".5", "7.", "1E5", "-0", "0.0"]),
+)
+
+
+@st.composite
+def trec_files(draw: st.DrawFn, kind: str) -> bytes:
+    """Valid TREC files written in every way trec_eval accepts."""
+    n = draw(st.integers(0, 25))
+    queries = draw(st.lists(st.text(ID_CHARS, min_size=1, max_size=4), min_size=1, max_size=3))
+    queries = [q for q in queries if not q.startswith("#")] or ["q"]
+    lines = []
+    for i in range(n):
+        query = draw(st.sampled_from(queries))
+        doc = f"{draw(st.text(ID_CHARS, max_size=3))}~{i}"  # unique
+        if kind == "run":
+            fields = [query, draw(st.sampled_from(["Q0", "0", "x"])), doc]
+            fields += [draw(st.sampled_from(["1", "0", "r"])), draw(SCORES)]
+            fields += [draw(st.text(ID_CHARS, min_size=1, max_size=3))]
+            fields += draw(st.lists(st.text(ID_CHARS, min_size=1, max_size=3), max_size=3))
+        else:
+            label = draw(st.integers(-(2**63), 2**63 - 1))
+            sign = draw(st.sampled_from(["", "+"])) if label >= 0 else ""
+            fields = [query, draw(st.sampled_from(["0", "1", "Q0"])), doc, f"{sign}{label}"]
+        line = "".join(f + draw(SEPARATORS) for f in fields[:-1]) + fields[-1]
+        lines.append(
+            draw(st.sampled_from(["", " ", "\t"])) + line + draw(st.sampled_from(["", " "]))
+        )
+        for _ in range(draw(st.integers(0, 1))):
+            lines.append(draw(st.sampled_from(["", "   ", "# comment", "  #x y z", "#"])))
+    end = draw(st.sampled_from(["\n", "\r\n"]))
+    text = end.join(lines) + draw(st.sampled_from(["", end]))
+    data = draw(st.sampled_from([b"", b"\xef\xbb\xbf"])) + text.encode()
+    return gzip.compress(data) if draw(st.booleans()) else data
+
+
+def _plain(data: bytes) -> bytes:
+    data = gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
+    return data.removeprefix(b"\xef\xbb\xbf")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(trec_files("run"))
+def test_read_run_parses_as_trec_eval_splits(data):
+    pd.testing.assert_frame_equal(
+        pdireval.read_run(io.BytesIO(data)), expected_run(_plain(data)), check_exact=True
+    )
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(trec_files("qrels"))
+def test_read_qrels_parses_as_trec_eval_splits(data):
+    pd.testing.assert_frame_equal(
+        pdireval.read_qrels(io.BytesIO(data)), expected_qrels(_plain(data)), check_exact=True
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(trec_files("run"), st.data())
+def test_a_broken_line_is_reported_by_its_number(data, choices):
+    text = _plain(data)
+    lines = text.split(b"\n")
+    data_lines = [
+        i for i, line in enumerate(lines) if line.split() and not line.split()[0].startswith(b"#")
+    ]
+    if not data_lines:
+        return
+    at = choices.draw(st.sampled_from(data_lines))
+    fields = lines[at].split()
+    broken = choices.draw(
+        st.sampled_from([b" ".join(fields[:5]), b" ".join([*fields[:4], b"score", *fields[5:]])])
+    )
+    lines[at] = broken + (b"\r" if lines[at].endswith(b"\r") else b"")
+    with pytest.raises(SchemaError, match=rf"<buffer>, line {at + 1}: "):
+        pdireval.read_run(io.BytesIO(b"\n".join(lines)))
+
+
+# --------------------------------------------------------------------------- trec_eval's files
+
+
+@pytest.mark.skipif(not TESTDATA.is_dir(), reason="trec_eval test data not found")
+@pytest.mark.parametrize(
+    "name", ["results.test", "results.trunc", "results.comment.test", "results-302.test"]
+)
+def test_trec_eval_test_runs(name):
+    data = (TESTDATA / name).read_bytes()
+    pd.testing.assert_frame_equal(pdireval.read_run(TESTDATA / name), expected_run(data))
+
+
+@pytest.mark.skipif(not TESTDATA.is_dir(), reason="trec_eval test data not found")
+@pytest.mark.parametrize(
+    "name",
+    ["qrels.test", "qrels.test.with-comments", "qrels.comment.test", "qrels.rel_level"],
+)
+def test_trec_eval_test_qrels(name):
+    data = (TESTDATA / name).read_bytes()
+    pd.testing.assert_frame_equal(pdireval.read_qrels(TESTDATA / name), expected_qrels(data))
+
+
+@pytest.mark.skipif(not TESTDATA.is_dir(), reason="trec_eval test data not found")
+@pytest.mark.parametrize(
+    ("qrels", "run", "output", "queries"),
+    [
+        ("qrels.comment.test", "results.comment.test", "out.comment.test", "retrieved"),
+        ("qrels.test.with-comments", "results.test", "out.test", "retrieved"),
+        ("qrels.test", "results.trunc", "out.test.aqc", "judged"),  # trec_eval -c
+    ],
+)
+def test_files_read_here_evaluate_as_trec_eval_evaluates_them(qrels, run, output, queries):
+    df = pdireval.merge_qrels(
+        pdireval.read_run(TESTDATA / run), pdireval.read_qrels(TESTDATA / qrels)
+    )
+    table = df.ireval.evaluate(["AP", "P@5", "RR", "Rprec"], queries=queries)
+    expected = {}
+    for line in (TESTDATA / output).read_text().splitlines():
+        measure, query, value = line.split()
+        if query == "all":
+            expected[measure] = value
+    assert str(len(table)) == expected["num_q"]
+    ours = table.mean()
+    for measure, metric in [("map", "AP"), ("P_5", "P@5"), ("recip_rank", "RR")]:
+        assert f"{ours[metric]:.4f}" == expected[measure], measure
+    assert f"{ours['Rprec']:.4f}" == expected["Rprec"]
+
+
+# --------------------------------------------------------------------------- writing
 
 
 @pytest.mark.parametrize("suffix", ["txt", "txt.gz"])
@@ -104,7 +515,7 @@ def test_write_run_from_ranks_only_and_skips_unretrieved_rows():
                        "rank": [2, 1, None], "rel": [0, 1, 1]})  # fmt: skip
     out = io.StringIO()
     pdireval.write_run(df, out)
-    assert out.getvalue() == "1 Q0 b 1 2.0 pdireval\n1 Q0 a 2 1.0 pdireval\n"
+    assert out.getvalue() == "1 Q0 b 1 2 pdireval\n1 Q0 a 2 1 pdireval\n"
     back = pdireval.read_run(io.StringIO(out.getvalue()))
     assert back["doc"].tolist() == ["b", "a"]
 
@@ -112,6 +523,18 @@ def test_write_run_from_ranks_only_and_skips_unretrieved_rows():
 def test_write_run_needs_rank_or_score():
     with pytest.raises(SchemaError, match="rank or a score column"):
         pdireval.write_run(pd.DataFrame({"query": [1], "doc": ["a"]}), io.StringIO())
+
+
+def test_write_run_to_binary_buffers_and_empty_frames(tmp_path):
+    run = pd.DataFrame({"query": ["q"], "doc": ["é"], "score": [-math.inf]})
+    out = io.BytesIO()
+    pdireval.write_run(run, out)
+    assert out.getvalue() == "q Q0 é 1 -inf pdireval\n".encode()
+    assert pdireval.read_run(io.BytesIO(out.getvalue()))["score"].tolist() == [-math.inf]
+    pdireval.write_run(run.iloc[:0], tmp_path / "empty.run")
+    assert (tmp_path / "empty.run").read_bytes() == b""
+    pdireval.write_qrels(pd.DataFrame({"query": [], "doc": [], "rel": []}), tmp_path / "e")
+    assert len(pdireval.read_qrels(tmp_path / "e")) == 0
 
 
 def test_write_qrels_skips_unjudged_and_writes_once_per_pair():
@@ -131,76 +554,181 @@ def test_write_qrels_refuses_fractional_and_conflicting_labels():
     with pytest.raises(SchemaError, match="whole-number labels"):
         pdireval.write_qrels(frac, io.StringIO())
     clash = pd.DataFrame({"query": [1, 1], "doc": ["a", "a"], "rel": [0, 1]})
-    with pytest.raises(SchemaError, match="two different labels"):
+    with pytest.raises(SchemaError, match=r"two different labels, 0 and 1 \(rows \[0, 1\]\)"):
         pdireval.write_qrels(clash, io.StringIO())
 
 
-# --------------------------------------------------------------------------- malformed input
+@pytest.mark.parametrize(
+    ("rel", "problem"),
+    [
+        ([math.inf], r"found inf \(infinite or beyond 64 bits\) in row 0"),
+        ([1e19], r"beyond 64 bits"),
+        ([1.0, 2.5], r"found 2.5 \(fractional\) in row 1"),
+        (["a"], r"rel column 'rel' must hold numbers"),
+    ],
+)
+def test_write_qrels_refuses_labels_it_cannot_write(rel, problem):
+    frame = pd.DataFrame({"query": ["q"] * len(rel), "doc": list("ab")[: len(rel)], "rel": rel})
+    with pytest.raises(SchemaError, match=problem):
+        pdireval.write_qrels(frame, io.StringIO())
 
-RUN_ERRORS = [
-    ("q Q0 a 1 1.0 t\nq Q0 b 2 1.0\n", 2, "expected 6 fields", "q Q0 b 2 1.0"),
-    ("q Q0 a 1 1.0 t\n\n# x\nq Q0 b 2\n", 4, "found 4", "q Q0 b 2"),
-    ("q Q0 a 1 1.0 t\nq Q0 b 2 high t\n", 2, "score 'high' is not a finite number", "high"),
-    ("q Q0 a 1 nan t\n", 1, "score 'nan' is not a finite number", "q Q0 a 1 nan t"),
-    (
-        "q Q0 a 1 1 t\nq Q0 b 2 1 t\nq Q0 a 3 0 t\n",
-        3,
-        "'a' appears twice.*first on line 1",
-        "q Q0 a 3 0 t",
-    ),
+
+def test_write_qrels_keeps_big_and_negative_labels_exactly():
+    labels = pd.array([2**62 + 1, -(2**63), -1, None], dtype="Int64")
+    frame = pd.DataFrame({"query": ["q"] * 4, "doc": list("abcd"), "rel": labels})
+    out = io.StringIO()
+    pdireval.write_qrels(frame, out)
+    assert pdireval.read_qrels(io.StringIO(out.getvalue()))["rel"].tolist() == [
+        2**62 + 1,
+        -(2**63),
+        -1,
+    ]
+
+
+BAD_IDS = [
+    ("doc", "a b", r"the doc id 'a b' in row 2 \(column 'doc'\) contains ' '.*str\.replace"),
+    ("doc", "a\tb", r"contains '\\t'"),
+    ("doc", "a\nb", r"contains '\\n'"),
+    ("doc", "a\rb", r"contains '\\r'"),
+    ("doc", "a\x00b", r"contains '\\x00'"),
+    ("doc", "", r"the doc id '' in row 2 \(column 'doc'\) is empty"),
+    ("doc", None, r"the doc id in row 2 \(column 'doc'\) is missing.*dropna"),
+    ("doc", math.nan, r"the doc id in row 2 \(column 'doc'\) is missing"),
+    ("query", "#7", r"the query id '#7' in row 2 .* starts with '#'.*comment"),
+    ("query", "q 7", r"the query id 'q 7' in row 2"),
+    ("run", "my run", r"the run name 'my run' in row 2 \(column 'run'\) contains ' '"),
+    ("run", None, r"the run name in row 2 \(column 'run'\) is missing"),
+    ("doc", b"\xff", r"the doc id b'\\xff' in row 2 \(column 'doc'\) cannot be written as UTF-8"),
 ]
 
 
-@pytest.mark.parametrize(("text", "line", "problem", "shown"), RUN_ERRORS)
-def test_read_run_errors_name_file_line_and_content(tmp_path, text, line, problem, shown):
-    path = tmp_path / "bad.run"
-    path.write_text(text)
-    with pytest.raises(SchemaError, match=rf"bad\.run, line {line}: .*{problem}") as error:
-        pdireval.read_run(path)
-    assert shown in str(error.value)
+@pytest.mark.parametrize(("column", "value", "problem"), BAD_IDS)
+def test_write_run_refuses_ids_that_would_not_read_back(column, value, problem):
+    frame = pd.DataFrame(
+        {"query": ["q1"] * 3, "doc": ["a", "b", "c"], "score": [3.0, 2.0, 1.0], "run": "r"},
+        index=[0, 1, 2],
+        dtype=object,
+    )
+    frame.loc[2, column] = value
+    with pytest.raises(SchemaError, match=problem):
+        pdireval.write_run(frame, io.StringIO())
+    if column != "run":
+        frame = frame.drop(columns="run").rename(columns={"score": "rel"})
+        frame["rel"] = [1, 0, 2]
+        with pytest.raises(SchemaError, match=problem):
+            pdireval.write_qrels(frame, io.StringIO())
 
 
-def test_same_document_in_two_runs_of_one_file_is_allowed():
-    run = pdireval.read_run(io.StringIO("q Q0 a 1 1 t1\nq Q0 a 1 1 t2\n"))
-    assert run["run"].tolist() == ["t1", "t2"]
+def test_write_run_ignores_ids_of_rows_it_does_not_write():
+    frame = pd.DataFrame({"query": ["q", "q"], "doc": ["a", None], "score": [1.0, None]})
+    out = io.StringIO()
+    pdireval.write_run(frame, out)
+    assert out.getvalue() == "q Q0 a 1 1 pdireval\n"
 
 
-QRELS_ERRORS = [
-    ("1 0 a 1\n1 0 b\n", 2, "expected 4 fields .* found 3"),
-    ("1 0 a 1 extra\n", 1, "expected 4 fields .* found 5"),
-    ("1 0 a 1\n1 0 b 1 2 3\n", 2, "found 6"),
-    ("1 0 a yes\n", 1, "label 'yes' is not an integer"),
-    ("1 0 a 1.5\n", 1, "label '1.5' is not an integer"),
-    ("1 0 a 1\n2 0 a 1\n1 0 a 0\n", 3, "'a' appears twice in the qrels for query '1'"),
-]
+@pytest.mark.parametrize("tag", ["", "two words", "tab\there"])
+def test_write_run_refuses_a_tag_that_would_not_read_back(tag):
+    run = pd.DataFrame({"query": ["q"], "doc": ["a"], "score": [1.0]})
+    with pytest.raises(SchemaError, match=r"the tag .* \(the tag= argument\)"):
+        pdireval.write_run(run, io.StringIO(), tag=tag)
 
 
-@pytest.mark.parametrize(("text", "line", "problem"), QRELS_ERRORS)
-def test_read_qrels_errors_name_file_line_and_content(tmp_path, text, line, problem):
-    path = tmp_path / "bad.qrels"
-    path.write_text(text)
-    with pytest.raises(SchemaError, match=rf"bad\.qrels, line {line}: .*{problem}"):
-        pdireval.read_qrels(path)
+def test_write_run_refuses_repeated_documents():
+    run = pd.DataFrame({"query": ["q", "q", "q"], "doc": ["a", "b", "a"], "score": [3, 2, 1]})
+    with pytest.raises(
+        SchemaError, match=r"document 'a' appears twice for query 'q' \(rows 0 and 2\)"
+    ):
+        pdireval.write_run(run, io.StringIO())
+    run["run"] = ["x", "x", "y"]  # once per run is fine
+    pdireval.write_run(run, io.StringIO())
 
 
-def test_error_from_a_buffer_and_gzip_names_the_source(tmp_path):
-    with pytest.raises(SchemaError, match=r"<buffer>, line 1"):
-        pdireval.read_qrels(io.StringIO("1 0 a\n"))
-    path = tmp_path / "q.gz"
-    path.write_bytes(gzip.compress(b"1 0 a 1\n1 0 b x\n"))
-    with pytest.raises(SchemaError, match=r"q\.gz, line 2: .*'1 0 b x'"):
-        pdireval.read_qrels(path)
+def test_write_run_with_ranks_and_scores():
+    both = pd.DataFrame({"query": ["q"] * 3, "doc": ["a", "b", "c"], "rank": [1, 2, 3],
+                         "score": [2.0, 2.0, 1.0]})  # fmt: skip
+    out = io.StringIO()
+    pdireval.write_run(both, out)
+    assert out.getvalue() == "q Q0 a 1 2 pdireval\nq Q0 b 2 2 pdireval\nq Q0 c 3 1 pdireval\n"
+    rising = both.assign(score=[1.0, 2.0, 0.5])
+    with pytest.raises(SchemaError, match=r"row 1 is ranked below row 0 but has a higher score"):
+        pdireval.write_run(rising, io.StringIO())
+    missing = both.assign(score=[1.0, None, 0.5])
+    with pytest.raises(SchemaError, match=r"row 1 has a rank but no score"):
+        pdireval.write_run(missing, io.StringIO())
+    with pytest.raises(SchemaError, match=r"the score column 'score' must hold numbers"):
+        pdireval.write_run(both.drop(columns="rank").assign(score=["x", "1", "2"]), io.StringIO())
 
 
-def test_large_run_reads_in_seconds(tmp_path):
-    n = 300_000
-    lines = "".join(f"{i // 1000} Q0 D{i} {i % 1000 + 1} {1 - (i % 1000) / 1000} r\n"
-                    for i in range(n))  # fmt: skip
-    path = tmp_path / "big.run"
-    path.write_text(lines)
-    import time
+@st.composite
+def run_frames(draw: st.DrawFn) -> pd.DataFrame:
+    """Runs with safe ids, tied, negative and infinite scores, one to three runs."""
+    ids = st.text(st.sampled_from("abcXYZ019-_.:#é中\u00a0\u2028"), min_size=1, max_size=4)
+    queries = draw(st.lists(ids.filter(lambda q: q[0] != "#"), min_size=1, max_size=3))
+    runs = draw(st.lists(ids, min_size=1, max_size=2, unique=True))
+    scores = st.one_of(
+        st.sampled_from([0.0, 1.0, -1.5, 2.5]),  # ties
+        st.floats(allow_nan=False),
+    )
+    rows = draw(
+        st.lists(
+            st.tuples(st.sampled_from(runs), st.sampled_from(queries), ids, scores),
+            max_size=30,
+            unique_by=lambda row: row[:3],
+        )
+    )
+    return pd.DataFrame(rows, columns=["run", "query", "doc", "score"]).astype({"score": float})
 
-    start = time.perf_counter()
-    run = pdireval.read_run(path)
-    assert len(run) == n
-    assert time.perf_counter() - start < 5  # 7M lines take about 6 s on 2 cores
+
+@settings(max_examples=150, deadline=None)
+@given(run_frames())
+def test_write_run_then_read_run_gives_the_frame_back(frame):
+    out = io.BytesIO()
+    pdireval.write_run(frame, out)
+    back = pdireval.read_run(io.BytesIO(out.getvalue()))
+    key = ["run", "query", "doc"]
+    pd.testing.assert_frame_equal(
+        back.sort_values(key).reset_index(drop=True),
+        frame[back.columns].sort_values(key).reset_index(drop=True).astype({c: STR for c in key}),
+        check_exact=True,
+    )
+    # lines come in the order trec_eval ranks them: score descending, ties doc descending
+    for _, lines in back.groupby(["run", "query"], sort=False):
+        pairs = list(zip(lines["score"], lines["doc"], strict=True))
+        assert pairs == sorted(pairs, reverse=True)
+
+
+@settings(max_examples=100, deadline=None)
+@given(run_frames(), st.randoms(use_true_random=False))
+def test_write_run_from_ranks_keeps_the_order(frame, random):
+    frame = frame.drop(columns="score")
+    frame["rank"] = frame.groupby(["run", "query"]).cumcount() + 1
+    frame = frame.sample(frac=1, random_state=random.randrange(1000))
+    out = io.BytesIO()
+    pdireval.write_run(frame, out)
+    back = pdireval.read_run(io.BytesIO(out.getvalue()))
+    ranked = frame.sort_values(["run", "query", "rank"])
+    assert back["doc"].tolist() == ranked["doc"].tolist()
+    assert back["query"].tolist() == ranked["query"].tolist()
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.text(st.sampled_from("abc019#é"), min_size=1, max_size=3).filter(
+                lambda q: q[0] != "#"
+            ),
+            st.text(st.sampled_from("xyz-_#中"), min_size=1, max_size=3),
+            st.integers(-(2**63), 2**63 - 1),
+        ),
+        max_size=30,
+        unique_by=lambda row: row[:2],
+    )
+)
+def test_write_qrels_then_read_qrels_gives_the_frame_back(rows):
+    frame = pd.DataFrame(rows, columns=["query", "doc", "rel"]).astype({"rel": np.int64})
+    out = io.StringIO()
+    pdireval.write_qrels(frame, out)
+    back = pdireval.read_qrels(io.StringIO(out.getvalue()))
+    expected = frame.sort_values(["query", "doc"]).reset_index(drop=True)
+    pd.testing.assert_frame_equal(back, expected.astype({"query": STR, "doc": STR}))
