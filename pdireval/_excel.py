@@ -104,15 +104,25 @@ class _Sheet:
         self.widths[column] = max(self.widths.get(column, 0), width)
         return cell
 
-    def header(self, names: list[str]) -> None:
+    def header(self, names: list[str], text_columns: int = 1) -> None:
+        """Bold headers, aligned like their columns (the first ``text_columns`` left)."""
         for column, name in enumerate(names, start=1):
-            self.cell(1, column, name, bold=True, right=column > 1)
+            self.cell(1, column, name, bold=True, right=column > text_columns)
 
-    def note(self, row: int, text: str) -> None:
+    def note(self, row: int, text: str, columns: int) -> None:
+        """A note under the table, wrapped across the table's width."""
+        from openpyxl.styles import Alignment
+
         cell = self.sheet.cell(row=row, column=1, value=text)
         cell.font = self.font
+        cell.alignment = Alignment(wrap_text=True, vertical="top")
+        if columns > 1:
+            self.sheet.merge_cells(start_row=row, start_column=1, end_row=row, end_column=columns)
+        width = sum(self.widths.get(c, 10) for c in range(1, columns + 1))
+        self.sheet.row_dimensions[row].height = 13 * max(1, math.ceil(len(text) / width))
 
     def finish(self, rows: int, columns: int, frozen: str) -> None:
+        """Freeze the headers, fit the widths, print across the page width."""
         from openpyxl.utils import get_column_letter
 
         self.sheet.freeze_panes = frozen
@@ -120,6 +130,11 @@ class _Sheet:
             self.sheet.auto_filter.ref = f"A1:{get_column_letter(columns)}{rows + 1}"
         for column, width in self.widths.items():
             self.sheet.column_dimensions[get_column_letter(column)].width = min(width, 60)
+        setup = self.sheet.page_setup
+        setup.orientation = "landscape" if columns > 6 else "portrait"
+        self.sheet.sheet_properties.pageSetUpPr.fitToPage = True
+        setup.fitToWidth, setup.fitToHeight = 1, 0
+        self.sheet.print_title_rows = "1:1"
 
 
 def write_workbook(report: Report, path: Path, digits: int) -> Path:
@@ -130,7 +145,7 @@ def write_workbook(report: Report, path: Path, digits: int) -> Path:
     _comparisons(book, report, digits)
     _per_query(book, report, digits)
     about = _Sheet(book, "About")
-    about.header(["Item", "Value"])
+    about.header(["Item", "Value"], text_columns=2)
     for row, (item, value) in enumerate(report.about.itertuples(index=False), start=2):
         about.cell(row, 1, item)
         about.cell(row, 2, value, shown=str(value)[:60])
@@ -163,8 +178,8 @@ def _results(book: Any, report: Report, digits: int) -> None:
                 right=True,
             )
     last = len(report.summary) + 1
-    sheet.note(last + 2, report.legend() + " Best value per metric in bold.")
     sheet.finish(len(report.summary), len(labels) + 1, "B2")
+    sheet.note(last + 2, report.legend() + " Best value per metric in bold.", len(labels) + 1)
 
 
 def _best(report: Report) -> dict[str, set[Hashable]]:
@@ -181,7 +196,7 @@ def _comparisons(book: Any, report: Report, digits: int) -> None:
         "Δ CI low", "Δ CI high", "p", "p (adjusted)", "Significant", "Effect size (d)",
         "Wins", "Ties", "Losses",
     ]  # fmt: skip
-    sheet.header(names)
+    sheet.header(names, text_columns=3)
     value = _number(digits)
     signed = f'+{value};"−"{value};{value}'
     for row, record in enumerate(table.itertuples(index=False), start=2):
@@ -213,21 +228,24 @@ def _comparisons(book: Any, report: Report, digits: int) -> None:
             elif isinstance(content, float) and "format" in style:
                 style.setdefault("shown", f"+{content:.{digits}f}")
             sheet.cell(row, column, content, right=column > 3, **style)
-    sheet.note(len(table) + 3, report.legend())
     sheet.finish(len(table), len(names), "D2")
+    sheet.note(len(table) + 3, report.legend(), len(names))
 
 
 def _per_query(book: Any, report: Report, digits: int) -> None:
     sheet = _Sheet(book, "Per query")
     flat = report.per_query_flat()
     names = ["Metric", "Query", *(str(name) for name in flat.columns[2:])]
-    sheet.header(names)
+    sheet.header(names, text_columns=1)
     value = _number(digits)
+    signed = f'+{value};"−"{value};{value}'
+    first_delta = 2 + len(report.summary) + 1  # runs' values, then their differences
     for row, record in enumerate(flat.itertuples(index=False), start=2):
         sheet.cell(row, 1, str(record[0]))
         sheet.cell(row, 2, _id(record[1]), right=True)
         for column, number in enumerate(record[2:], start=3):
             content = _plain(number)
             shown = "" if content is None else f"+{float(content):.{digits}f}"
-            sheet.cell(row, column, content, format=value, right=True, shown=shown)
+            style = signed if column >= first_delta else value
+            sheet.cell(row, column, content, format=style, right=True, shown=shown)
     sheet.finish(len(flat), len(names), "C2")
