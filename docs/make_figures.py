@@ -24,15 +24,16 @@ from pdireval.datasets import example
 FIGURES = Path(__file__).resolve().parent / "figures"
 DPI = 100
 
-#: file name -> how to draw it on the example frame (README figures first)
+#: file name -> how to draw it on the example frame (README figures first); each figure
+#: has the size pdireval gives it.
 README_FIGURES = {
-    "pr_curve": lambda df, ax: df.ireval.plot.pr_curve(ax=ax),
-    "per_query": lambda df, ax: df.ireval.plot.per_query("AP", baseline="medium", ax=ax),
+    "pr_curve": lambda df: df.ireval.plot.pr_curve(),
+    "per_query": lambda df: df.ireval.plot.per_query("AP", baseline="medium"),
 }
 OTHER_FIGURES = {
-    "distribution": lambda df, ax: df.ireval.plot.distribution("nDCG@10", ax=ax),
-    "at_k": lambda df, ax: df.ireval.plot.at_k("nDCG", ks=range(1, 21), ax=ax),
-    "systems": lambda df, ax: df.ireval.plot.systems("AP", ci=0.95, ax=ax),
+    "distribution": lambda df: df.ireval.plot.distribution("nDCG@10"),
+    "at_k": lambda df: df.ireval.plot.at_k("nDCG", ks=range(1, 21)),
+    "systems": lambda df: df.ireval.plot.systems("AP", ci=0.95),
 }
 
 
@@ -47,12 +48,10 @@ def main(argv: list[str] | None = None) -> list[Path]:
     df = example()
     written = []
     for name, draw in drawings.items():
-        fig, ax = plt.subplots(figsize=(6.4, 4.0))
-        draw(df, ax)
-        fig.tight_layout()
+        figure = draw(df).figure
         path = args.out / f"{name}.png"
-        fig.savefig(path, dpi=DPI)
-        plt.close(fig)
+        figure.savefig(path, dpi=DPI)
+        plt.close(figure)
         written.append(path)
         print(path)
     return written

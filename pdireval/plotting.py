@@ -1,12 +1,13 @@
 """Figures of an evaluation, drawn with matplotlib: ``df.ireval.plot``.
 
 Every function takes the long frame (as :func:`pdireval.evaluate` does), draws on
-``ax`` -- or on a new figure when ``ax`` is None -- and returns the matplotlib Axes.
-Axes are labelled; when runs are told apart by colour there is a legend (when runs are
-the categories of an axis, as in :func:`distribution` and :func:`systems`, their names
-are the tick labels). A run keeps its colour in every figure: ``C0, C1, ...`` in the
-sorted order of the run ids. Nothing is shown (no ``plt.show()``) and no global
-matplotlib setting is changed.
+``ax`` -- or on a new figure of a size that suits its content when ``ax`` is None --
+and returns the matplotlib Axes. Figures stay readable with one run and with ten runs
+named like ``bm25+monoT5-variant-3``: runs are told apart by colour with a legend
+beside the plot, or named along the y axis where they are the categories; new figures
+use matplotlib's constrained layout, so labels are not cut off when saved. A run keeps
+its colour in every figure (``C0, C1, ...`` in the sorted order of the run ids).
+Nothing is shown (no ``plt.show()``) and no global matplotlib setting is changed.
 
 matplotlib is optional (``pip install 'pdireval[plot]'``) and imported only when a
 figure is drawn; without it a :class:`pdireval.MissingDependencyError` says how to
@@ -23,12 +24,13 @@ Examples
 >>> [line.get_label() for line in ax.get_lines()]
 ['medium', 'strong', 'weak']
 >>> ax.get_xlabel(), ax.get_ylabel()
-('recall', 'interpolated precision')
+('Recall', 'Interpolated precision')
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -53,10 +55,23 @@ __all__ = ["PlotAccessor", "at_k", "distribution", "per_query", "pr_curve", "sys
 
 Kind = Literal["pr_curve", "per_query", "distribution", "at_k", "systems"]
 
-#: Tick label of the single "run" of a frame without a run column.
-SINGLE_RUN = "run"
-#: Up to this many queries, the per-query bars of one run carry the query ids as ticks.
+#: Up to this many queries, the per-query bars of one compared run are labelled.
 MAX_QUERY_TICKS = 60
+#: Up to this many compared runs, per-query differences are bars; more are lines.
+MAX_BAR_RUNS = 3
+#: The look of pdireval's figures, applied while drawing only (no global change).
+STYLE = {
+    "font.size": 9.5,
+    "axes.titlesize": 11,
+    "axes.titleweight": "bold",
+    "axes.labelsize": 10,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "legend.fontsize": 8.5,
+    "legend.frameon": False,
+    "xtick.labelsize": 9,
+    "ytick.labelsize": 9,
+}
 
 
 def _pyplot() -> Any:
@@ -72,12 +87,20 @@ def _pyplot() -> Any:
     return plt
 
 
-def _axes(ax: Axes | None) -> Axes:
-    """``ax``, or the Axes of a new figure (matplotlib is imported here, on first use)."""
+@contextmanager
+def _style() -> Iterator[Any]:
+    """Draw with pdireval's look (temporarily); yields :mod:`matplotlib.pyplot`."""
     plt = _pyplot()
-    if ax is None:
-        _, ax = plt.subplots()
-    return ax
+    with plt.rc_context(STYLE):
+        yield plt
+
+
+def _axes(ax: Axes | None, size: tuple[float, float]) -> Axes:
+    """``ax``, or the Axes of a new constrained-layout figure of ``size`` inches."""
+    if ax is not None:
+        return ax
+    _, new = _pyplot().subplots(figsize=size, layout="constrained")
+    return new
 
 
 def _colours(runs: Iterable[Hashable]) -> dict[Hashable, str]:
@@ -96,27 +119,49 @@ def _split(table: pd.DataFrame | pd.Series, run: str | None) -> dict[Hashable, A
 def _run_column(table: pd.DataFrame, axis: str) -> str | None:
     """Name of the run column of an averaged curve table (the column before ``axis``)."""
     names = list(table.columns)
-    position = names.index(axis)
-    return names[0] if position == 1 else None
+    return str(names[0]) if names.index(axis) == 1 else None
+
+
+def _legend(ax: Axes, n_entries: int, title: str | None = "Run", *, fewest: int = 2) -> None:
+    """No legend below ``fewest`` entries; inside the plot for a few; beside it for many."""
+    if n_entries < fewest:
+        return
+    if n_entries <= 4:
+        ax.legend(title=title, loc="best")
+    else:
+        ax.legend(title=title, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+
+
+def _integer_ticks(axis: Any) -> None:
+    from matplotlib.ticker import MaxNLocator
+
+    axis.set_major_locator(MaxNLocator(integer=True))
+
+
+def _label(metric: MetricLike) -> str:
+    """Canonical label of one metric."""
+    parsed = parse_metrics(metric)
+    if len(parsed) != 1:
+        msg = f"this plot takes one metric, got {[m.label for m in parsed]}"
+        raise MetricError(msg)
+    return parsed[0].label
+
+
+def _bounded(metric: MetricLike) -> bool:
+    return bool(parse_metrics(metric)[0].family.bounded)
 
 
 def _per_query_values(
     frame: pd.DataFrame, metric: MetricLike, columns: Columns, options: dict[str, Any]
 ) -> tuple[str, dict[Hashable, pd.Series]]:
     """(canonical label, per-query values of each run without NaN) of one metric."""
-    metrics = parse_metrics(metric)
     label = _label(metric)
     evaluation = Evaluation.from_options(options)
-    values = _evaluate.per_query(frame, metrics, columns, evaluation)[label]
+    values = _evaluate.per_query(frame, parse_metrics(metric), columns, evaluation)[label]
     if isinstance(values.index, pd.MultiIndex):
         groups = values.groupby(level=0, sort=True, observed=True)
         return label, {run: part.dropna() for run, part in groups}
     return label, {None: values.dropna()}
-
-
-def _legend(ax: Axes, n_runs: int) -> None:
-    if n_runs > 1:
-        ax.legend(title="run")
 
 
 def pr_curve(
@@ -151,8 +196,8 @@ def pr_curve(
     Returns
     -------
     matplotlib Axes
-        Recall on x (0..1), mean interpolated precision on y (0..1.02); the legend names
-        the runs when there are several.
+        Recall on x (0..1), mean interpolated precision on y (0..1.02); a legend names
+        the runs when there are several (beside the plot when there are more than four).
 
     Raises
     ------
@@ -175,35 +220,35 @@ def pr_curve(
     >>> len(ax.get_lines()), len(ax.get_lines()[0].get_xdata())
     (3, 11)
     """
-    ax = _axes(ax)
     table = pr_curve_table(frame, points=points, rel=rel, average=True, columns=columns, **options)
     run = _run_column(table, "recall")
     runs = _split(table, run)
     colours = _colours(runs)
-    if per_query:
-        queries = pr_curve_table(frame, points=points, rel=rel, columns=columns, **options)
-        keys = [run, queries.columns[queries.columns.get_loc("recall") - 1]]
-        keys = [key for key in keys if key is not None]
-        for key, part in queries.groupby(keys, sort=True, observed=True):
-            owner = key[0] if run is not None else None
-            colour = colours[owner]
-            ax.plot(part["recall"], part["precision"], color=colour, alpha=0.15, lw=0.8)
-    for key, part in runs.items():
-        ax.plot(
-            part["recall"],
-            part["precision"],
-            marker="o",
-            markersize=3,
-            color=colours[key],
-            label=SINGLE_RUN if key is None else str(key),
-        )
-    ax.set_xlim(0.0, 1.0)
-    ax.set_ylim(0.0, 1.02)
-    ax.set_xlabel("recall")
-    ax.set_ylabel("interpolated precision")
-    ax.set_title(f"{points}-point interpolated precision-recall curve")
-    ax.grid(True, alpha=0.3)
-    _legend(ax, len(runs))
+    with _style():
+        ax = _axes(ax, (7.0, 4.5))
+        if per_query:
+            queries = pr_curve_table(frame, points=points, rel=rel, columns=columns, **options)
+            keys = [run, queries.columns[queries.columns.get_loc("recall") - 1]]
+            keys = [key for key in keys if key is not None]
+            for key, part in queries.groupby(keys, sort=True, observed=True):
+                owner = key[0] if run is not None else None
+                ax.plot(part["recall"], part["precision"], color=colours[owner], alpha=0.15, lw=0.8)
+        for key, part in runs.items():
+            ax.plot(
+                part["recall"],
+                part["precision"],
+                marker="o",
+                markersize=3,
+                color=colours[key],
+                label="" if key is None else str(key),
+            )
+        ax.set_xlim(0.0, 1.0)
+        ax.set_ylim(0.0, 1.02)
+        ax.set_xlabel("Recall")
+        ax.set_ylabel("Interpolated precision")
+        ax.set_title(f"{points}-point interpolated precision-recall curve")
+        ax.grid(True, alpha=0.3)
+        _legend(ax, len(runs))
     return ax
 
 
@@ -216,11 +261,11 @@ def per_query(
     columns: Columns = None,
     **options: Any,
 ) -> Axes:
-    """Per-query differences to a baseline run as sorted bars: what the mean hides.
+    """Per-query differences to a baseline run, sorted: what the mean hides.
 
     For every run other than the baseline, the differences ``run - baseline`` of
-    ``metric`` on each query are drawn as bars sorted from the largest gain to the
-    largest loss, one colour per run (lecture note 001, "What query averaging hides").
+    ``metric`` on each query are sorted from the largest gain to the largest loss and
+    drawn as bars (up to three compared runs) or as lines (more), one colour per run.
 
     Parameters
     ----------
@@ -238,9 +283,9 @@ def per_query(
     Returns
     -------
     matplotlib Axes
-        One bar per (compared run, query); x = queries in order of the difference
-        (labelled with the query ids when one run is compared and there are at most 60
-        queries), y = the difference; a zero line; a legend ``run - baseline``.
+        x = queries in order of the difference (labelled with the query ids when one run
+        is compared and there are at most 60 queries), y = the difference; a zero line;
+        a legend of the compared runs titled ``Run − baseline``.
 
     Raises
     ------
@@ -252,9 +297,9 @@ def per_query(
 
     Notes
     -----
-    Each compared run is sorted on its own, so with several runs the k-th bar of each
-    is its k-th best query, not the same query; the bars of one position stand side by
-    side. The differences are those of :func:`pdireval.per_query`.
+    Each compared run is sorted on its own, so with several runs the k-th bar (or
+    point) of each is its k-th best query, not the same query. The differences are
+    those of :func:`pdireval.per_query`.
 
     Examples
     --------
@@ -266,9 +311,10 @@ def per_query(
     >>> len(ax.patches)  # 2 runs x 50 topics
     100
     >>> [text.get_text() for text in ax.get_legend().get_texts()]
-    ['strong − medium', 'weak − medium']
+    ['strong', 'weak']
+    >>> ax.get_legend().get_title().get_text()
+    'Run − medium'
     """
-    ax = _axes(ax)
     metrics = parse_metrics(metric)
     evaluation = Evaluation.from_options(options)
     table = per_query_table(
@@ -279,30 +325,31 @@ def per_query(
     label = _label(metric)
     colours = _colours(values.columns)
     runs = list(deltas.columns)
-    width = 0.8 / len(runs)
-    for i, run in enumerate(runs):
-        delta = deltas[run].dropna().sort_values(ascending=False, kind="stable")
-        x = np.arange(len(delta)) - 0.4 + width * (i + 0.5)
-        ax.bar(x, delta.to_numpy(), width=width, color=colours[run], label=f"{run} − {base}")
-        if len(runs) == 1 and len(delta) <= MAX_QUERY_TICKS:
-            ax.set_xticks(np.arange(len(delta)), [str(q) for q in delta.index], rotation=90)
-            ax.tick_params(axis="x", labelsize=7)
-    ax.axhline(0.0, color="black", lw=0.8)
-    ax.set_xlim(-0.6, len(table) - 0.4)
-    ax.set_xlabel(f"{table.index.name or 'query'} (sorted by difference)")
-    ax.set_ylabel(f"Δ {label} (run − {base})")
-    ax.set_title(f"{label} per query, difference to {base}")
-    ax.legend()
+    with _style():
+        ax = _axes(ax, (8.0, 4.5))
+        width = 0.8 / len(runs)
+        for i, run in enumerate(runs):
+            delta = deltas[run].dropna().sort_values(ascending=False, kind="stable")
+            name = str(run)
+            if len(runs) <= MAX_BAR_RUNS:
+                x = np.arange(len(delta)) - 0.4 + width * (i + 0.5)
+                ax.bar(x, delta.to_numpy(), width=width, color=colours[run], label=name)
+            else:
+                x = np.arange(len(delta))
+                ax.plot(x, delta.to_numpy(), color=colours[run], lw=1.3, label=name)
+            if len(runs) == 1 and len(delta) <= MAX_QUERY_TICKS:
+                ax.set_xticks(np.arange(len(delta)), [str(q) for q in delta.index], rotation=90)
+                ax.tick_params(axis="x", labelsize=7)
+        if len(runs) > 1 or len(table) > MAX_QUERY_TICKS:
+            _integer_ticks(ax.xaxis)
+        ax.axhline(0.0, color="black", lw=0.8)
+        ax.set_xlim(-0.6, len(table) - 0.4)
+        ax.set_xlabel("Queries, sorted by the difference")
+        ax.set_ylabel(f"Δ {label}")
+        ax.set_title(f"{label} per query: difference to {base}")
+        ax.grid(True, axis="y", alpha=0.3)
+        _legend(ax, len(runs), title=f"Run − {base}", fewest=1)
     return ax
-
-
-def _label(metric: MetricLike) -> str:
-    """Canonical label of one metric."""
-    parsed = parse_metrics(metric)
-    if len(parsed) != 1:
-        msg = f"this plot takes one metric, got {[m.label for m in parsed]}"
-        raise MetricError(msg)
-    return parsed[0].label
 
 
 def distribution(
@@ -323,8 +370,8 @@ def distribution(
     metric : str or Metric
         One metric (with its cutoff), e.g. ``"AP"`` or ``"nDCG@10"``.
     points : bool
-        Draw every query as a point over its run's box (spread sideways by a fixed,
-        seeded jitter, so the figure is the same every time).
+        Draw every query as a point over its run's box (spread by a fixed, seeded
+        jitter, so the figure is the same every time).
     ax : matplotlib Axes, optional
         Where to draw; a new figure when omitted.
     columns, **options
@@ -333,9 +380,9 @@ def distribution(
     Returns
     -------
     matplotlib Axes
-        One box per run at x = 1, 2, ... with the run ids as tick labels (sorted);
-        y = the metric. Queries whose value is NaN (unjudged, ``queries="all"``) are
-        left out.
+        One horizontal box per run, the run ids as y tick labels (sorted, the first on
+        top); x = the metric. Queries whose value is NaN (unjudged, ``queries="all"``)
+        are left out.
 
     Raises
     ------
@@ -349,33 +396,38 @@ def distribution(
     >>> from pdireval.datasets import example
     >>> from pdireval.plotting import distribution
     >>> ax = distribution(example(), "nDCG@10")
-    >>> [tick.get_text() for tick in ax.get_xticklabels()]
+    >>> [tick.get_text() for tick in ax.get_yticklabels()]
     ['medium', 'strong', 'weak']
     >>> len(ax.collections)  # one scatter of 50 topics per run
     3
     """
-    ax = _axes(ax)
     label, runs = _per_query_values(frame, metric, columns, options)
     colours = _colours(runs)
-    positions = np.arange(1, len(runs) + 1)
+    positions = np.arange(len(runs), 0, -1)  # the first run on top
     data = [part.to_numpy(dtype=np.float64) for part in runs.values()]
-    ax.boxplot(
-        data,
-        positions=positions,
-        widths=0.5,
-        showfliers=not points,
-        medianprops={"color": "black"},
-    )
-    if points:
-        rng = np.random.default_rng(0)
-        for position, (run, values) in zip(positions, runs.items(), strict=True):
-            jitter = rng.uniform(-0.15, 0.15, size=len(values))
-            ax.scatter(position + jitter, values, s=10, alpha=0.6, color=colours[run], zorder=3)
-    names = [SINGLE_RUN if run is None else str(run) for run in runs]
-    ax.set_xticks(positions, names)
-    ax.set_xlabel("run")
-    ax.set_ylabel(f"{label} per query")
-    ax.set_title(f"{label}: distribution over queries")
+    with _style():
+        ax = _axes(ax, (7.0, 1.3 + 0.5 * len(runs)))
+        boxes = {"positions": positions, "widths": 0.55, "showfliers": not points}
+        try:  # matplotlib >= 3.10 names the direction
+            ax.boxplot(data, orientation="horizontal", medianprops={"color": "black"}, **boxes)
+        except TypeError:
+            ax.boxplot(data, vert=False, medianprops={"color": "black"}, **boxes)
+        if points:
+            rng = np.random.default_rng(0)
+            for position, (run, values) in zip(positions, runs.items(), strict=True):
+                jitter = rng.uniform(-0.17, 0.17, size=len(values))
+                ax.scatter(values, position + jitter, s=9, alpha=0.6, color=colours[run], zorder=3)
+        single = list(runs) == [None]
+        if single:
+            ax.set_yticks([])
+        else:
+            ax.set_yticks(positions, [str(run) for run in runs])
+        ax.set_ylim(0.4, len(runs) + 0.6)
+        ax.set_xlabel(f"{label} per query")
+        if _bounded(metric):
+            ax.set_xlim(-0.02, 1.02)
+        ax.set_title(f"{label}: distribution over queries")
+        ax.grid(True, axis="x", alpha=0.3)
     return ax
 
 
@@ -406,7 +458,8 @@ def at_k(
     Returns
     -------
     matplotlib Axes
-        k on x, the mean over queries on y; a legend when there are several runs.
+        k on x (whole numbers), the mean over queries on y (0..1 for bounded metrics);
+        a legend when there are several runs.
 
     Raises
     ------
@@ -423,28 +476,33 @@ def at_k(
     >>> from pdireval.plotting import at_k
     >>> ax = at_k(example(), "P", ks=range(1, 11))
     >>> ax.get_ylabel(), ax.get_lines()[0].get_xdata().tolist()
-    ('mean P@k', [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+    ('Mean P@k', [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
     """
-    ax = _axes(ax)
-    label = without_cutoff(metric).label
+    base = without_cutoff(metric)
+    label = base.label
     table = curve(frame, metric, ks, average=True, columns=columns, **options)
     run = _run_column(table, "k")
     runs = _split(table, run)
     colours = _colours(runs)
-    for key, part in runs.items():
-        ax.plot(
-            part["k"].to_numpy(),
-            part["value"].to_numpy(),
-            marker="o",
-            markersize=3,
-            color=colours[key],
-            label=SINGLE_RUN if key is None else str(key),
-        )
-    ax.set_xlabel("k (rank cutoff)")
-    ax.set_ylabel(f"mean {label}@k")
-    ax.set_title(f"{label}@k")
-    ax.grid(True, alpha=0.3)
-    _legend(ax, len(runs))
+    with _style():
+        ax = _axes(ax, (7.0, 4.5))
+        for key, part in runs.items():
+            ax.plot(
+                part["k"].to_numpy(),
+                part["value"].to_numpy(),
+                marker="o",
+                markersize=3,
+                color=colours[key],
+                label="" if key is None else str(key),
+            )
+        _integer_ticks(ax.xaxis)
+        ax.set_xlabel("k (rank cutoff)")
+        ax.set_ylabel(f"Mean {label}@k")
+        if base.family.bounded:
+            ax.set_ylim(0.0, 1.02)
+        ax.set_title(f"{label}@k")
+        ax.grid(True, alpha=0.3)
+        _legend(ax, len(runs))
     return ax
 
 
@@ -506,7 +564,6 @@ def systems(
     >>> [tick.get_text() for tick in ax.get_yticklabels()]  # bottom to top
     ['weak', 'medium', 'strong']
     """
-    ax = _axes(ax)
     label = _label(metric)
     per_query_values = _evaluate.per_query(
         frame, parse_metrics(metric), columns, Evaluation.from_options(options)
@@ -532,18 +589,23 @@ def systems(
     stats = _systems_table(table, label, agg, ci)
     stats = stats.sort_values(agg, ascending=True, kind="stable")  # best last = on top
     colours = _colours(stats.index)
-    for y, (run, row) in enumerate(stats.iterrows()):
-        error = None
-        if ci is not None:
-            error = [[row[agg] - row["ci_low"]], [row["ci_high"] - row[agg]]]
-        ax.errorbar(row[agg], y, xerr=error, fmt="o", color=colours[run], capsize=4)
-    ax.set_yticks(np.arange(len(stats)), [str(run) for run in stats.index])
-    ax.set_ylim(-0.5, len(stats) - 0.5)
-    interval = "" if ci is None else f" with {ci:.0%} CI ({ci_method})"
-    ax.set_xlabel(f"{agg} {label}{interval}")
-    ax.set_ylabel("run")
-    ax.set_title(f"Runs by {agg} {label}")
-    ax.grid(True, axis="x", alpha=0.3)
+    single = list(stats.index) == [None]
+    with _style():
+        ax = _axes(ax, (7.0, 1.3 + 0.42 * len(stats)))
+        for y, (run, row) in enumerate(stats.iterrows()):
+            bars = None
+            if ci is not None:
+                bars = [[row[agg] - row["ci_low"]], [row["ci_high"] - row[agg]]]
+            ax.errorbar(row[agg], y, xerr=bars, fmt="o", color=colours[run], capsize=4)
+        if single:
+            ax.set_yticks([])
+        else:
+            ax.set_yticks(np.arange(len(stats)), [str(run) for run in stats.index])
+        ax.set_ylim(-0.6, len(stats) - 0.4)
+        interval = "" if ci is None else f" with {ci:.0%} CI ({ci_method})"
+        ax.set_xlabel(f"{agg.capitalize()} {label}{interval}")
+        ax.set_title(f"Runs by {agg} {label}" if not single else f"{agg.capitalize()} {label}")
+        ax.grid(True, axis="x", alpha=0.3)
     return ax
 
 
@@ -553,12 +615,12 @@ def _systems_table(
     """summary() output -> one row per run with columns [agg] or [agg, ci_low, ci_high]."""
     if ci is None:
         if isinstance(table, pd.Series):  # no run column: Series by metric
-            return pd.DataFrame({agg: [table[label]]}, index=[SINGLE_RUN])
+            return pd.DataFrame({agg: [table[label]]}, index=[None])
         return table[[label]].rename(columns={label: agg})
     if isinstance(table.columns, pd.MultiIndex):  # runs x (metric, stat)
-        return table[label]
+        return pd.DataFrame(table[label])
     single = table.loc[[label], [agg, "ci_low", "ci_high"]]  # metric x stat
-    single.index = [SINGLE_RUN]
+    single.index = [None]
     return single
 
 
@@ -578,10 +640,10 @@ class PlotAccessor:
     >>> df = example()
     >>> ax = df.ireval.plot("at_k", "nDCG", ks=range(1, 6))
     >>> ax.get_ylabel(), len(ax.get_lines())
-    ('mean nDCG@k', 3)
+    ('Mean nDCG@k', 3)
     >>> renamed = df.rename(columns={"run": "system"})
     >>> ax = renamed.ireval(run="system").plot.distribution("AP")
-    >>> [tick.get_text() for tick in ax.get_xticklabels()]
+    >>> [tick.get_text() for tick in ax.get_yticklabels()]
     ['medium', 'strong', 'weak']
     """
 
@@ -597,7 +659,7 @@ class PlotAccessor:
         if kind not in self._kinds:
             msg = f"kind={kind!r} is not a pdireval plot; use one of {list(self._kinds)}"
             raise MetricError(msg)
-        return getattr(self, kind)(*args, **kwargs)
+        return getattr(self, kind)(*args, **kwargs)  # type: ignore[no-any-return]
 
     def pr_curve(self, points: int = 11, per_query: bool = False, **kwargs: Any) -> Axes:
         """Averaged interpolated precision-recall curves; see :func:`plotting.pr_curve`."""

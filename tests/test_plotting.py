@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import subprocess
 import sys
@@ -60,7 +61,7 @@ def test_pr_curve_one_averaged_line_per_run(df: pd.DataFrame) -> None:
         np.testing.assert_allclose(line.get_ydata(), want["precision"])
     assert ax.get_xlim() == (0.0, 1.0)
     assert ax.get_ylim() == (0.0, 1.02)
-    assert (ax.get_xlabel(), ax.get_ylabel()) == ("recall", "interpolated precision")
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("Recall", "Interpolated precision")
 
 
 def test_pr_curve_points_sets_the_recall_levels(df: pd.DataFrame) -> None:
@@ -110,14 +111,15 @@ def test_new_figure_when_no_axes(df: pd.DataFrame) -> None:
 def test_per_query_sorted_bars_per_run(df: pd.DataFrame) -> None:
     ax = df.ireval.plot.per_query("AP", baseline="medium")
     assert len(ax.patches) == 2 * 50
-    assert legend_texts(ax) == ["strong − medium", "weak − medium"]
+    assert legend_texts(ax) == ["strong", "weak"]
+    assert ax.get_legend().get_title().get_text() == "Run − medium"
     table = pdireval.per_query(df, "AP", baseline="medium")["delta"]
     for container, run in zip(ax.containers, ["strong", "weak"], strict=True):
         heights = np.array([bar.get_height() for bar in container])
         assert np.all(np.diff(heights) <= 0)  # largest gain first
         np.testing.assert_allclose(heights, np.sort(table[run].to_numpy())[::-1])
-    assert ax.get_ylabel() == "Δ AP (run − medium)"
-    assert ax.get_xlabel() == "query (sorted by difference)"
+    assert ax.get_ylabel() == "Δ AP"
+    assert ax.get_xlabel() == "Queries, sorted by the difference"
 
 
 def test_per_query_one_run_labels_the_queries() -> None:
@@ -132,7 +134,7 @@ def test_per_query_one_run_labels_the_queries() -> None:
 
 def test_per_query_default_baseline_is_first_run(df: pd.DataFrame) -> None:
     ax = df.ireval.plot.per_query("nDCG@10")
-    assert legend_texts(ax) == ["strong − medium", "weak − medium"]
+    assert legend_texts(ax) == ["strong", "weak"]
 
 
 def test_per_query_needs_runs() -> None:
@@ -146,15 +148,15 @@ def test_per_query_needs_runs() -> None:
 
 def test_distribution_box_and_points_per_run(df: pd.DataFrame) -> None:
     ax = df.ireval.plot.distribution("nDCG@10")
-    assert tick_texts(ax.get_xticklabels()) == RUNS
+    assert tick_texts(ax.get_yticklabels()) == RUNS  # the first run on top
+    assert list(ax.get_yticks()) == [3, 2, 1]
     assert len(ax.collections) == 3  # one scatter per run
     values = pdireval.evaluate(df, "nDCG@10")["nDCG@10"]
     for collection, run in zip(ax.collections, RUNS, strict=True):
         offsets = collection.get_offsets()
         assert len(offsets) == 50
-        np.testing.assert_allclose(np.sort(offsets[:, 1]), np.sort(values.loc[run].to_numpy()))
-    assert ax.get_ylabel() == "nDCG@10 per query"
-    assert ax.get_xlabel() == "run"
+        np.testing.assert_allclose(np.sort(offsets[:, 0]), np.sort(values.loc[run].to_numpy()))
+    assert ax.get_xlabel() == "nDCG@10 per query"
 
 
 def test_distribution_is_reproducible(df: pd.DataFrame) -> None:
@@ -166,7 +168,7 @@ def test_distribution_is_reproducible(df: pd.DataFrame) -> None:
 def test_distribution_without_points_has_no_scatter(df: pd.DataFrame) -> None:
     ax = df.ireval.plot.distribution("AP", points=False)
     assert len(ax.collections) == 0
-    assert tick_texts(ax.get_xticklabels()) == RUNS
+    assert tick_texts(ax.get_yticklabels()) == RUNS
 
 
 def test_distribution_rejects_two_metrics(df: pd.DataFrame) -> None:
@@ -184,7 +186,7 @@ def test_at_k_one_line_per_run(df: pd.DataFrame, metric: str, label: str) -> Non
     assert len(lines) == 3
     assert legend_texts(ax) == RUNS
     assert lines[0].get_xdata().tolist() == list(range(1, 21))
-    assert ax.get_ylabel() == f"mean {label}@k"
+    assert ax.get_ylabel() == f"Mean {label}@k"
     assert ax.get_xlabel() == "k (rank cutoff)"
     means = pdireval.summary(df, [f"{label}@1", f"{label}@20"])
     strong = lines[1].get_ydata()
@@ -214,20 +216,20 @@ def test_systems_ordered_by_mean_with_intervals(df: pd.DataFrame) -> None:
         segment = bar.get_segments()[0]
         assert segment[0][0] == pytest.approx(table.loc[run, "ci_low"])
         assert segment[1][0] == pytest.approx(table.loc[run, "ci_high"])
-    assert ax.get_xlabel() == "mean AP with 95% CI (t)"
-    assert ax.get_ylim() == (-0.5, 2.5)
+    assert ax.get_xlabel() == "Mean AP with 95% CI (t)"
+    assert ax.get_ylim() == (-0.6, 2.6)
 
 
 def test_systems_without_interval(df: pd.DataFrame) -> None:
     ax = df.ireval.plot.systems("nDCG@10", ci=None)
     assert tick_texts(ax.get_yticklabels()) == ["weak", "medium", "strong"]
     assert all(container[2] == () for container in ax.containers)  # no error bars
-    assert ax.get_xlabel() == "mean nDCG@10"
+    assert ax.get_xlabel() == "Mean nDCG@10"
 
 
 def test_systems_bootstrap_median(df: pd.DataFrame) -> None:
     ax = df.ireval.plot.systems("AP", agg="median", ci_method="bootstrap", seed=1)
-    assert ax.get_xlabel() == "median AP with 95% CI (bootstrap)"
+    assert ax.get_xlabel() == "Median AP with 95% CI (bootstrap)"
     medians = pdireval.evaluate(df, "AP")["AP"].groupby(level="run").median()
     xs = [container[0].get_xdata()[0] for container in ax.containers]
     assert xs == pytest.approx(medians.sort_values().tolist())
@@ -237,7 +239,8 @@ def test_systems_single_run() -> None:
     frame = toy()
     one = frame[frame["run"] == "system1"].drop(columns="run")
     ax = one.ireval.plot.systems("AP", ci=0.9, ci_method="bootstrap", seed=0)
-    assert tick_texts(ax.get_yticklabels()) == [plotting.SINGLE_RUN]
+    assert tick_texts(ax.get_yticklabels()) == []  # one run: no name to show
+    assert ax.get_title() == "Mean AP"
     assert ax.containers[0][0].get_xdata()[0] == pytest.approx(one.ireval.map())
 
 
@@ -273,7 +276,8 @@ def test_column_mapping_reaches_the_plots(df: pd.DataFrame) -> None:
     ax = renamed.ireval(run="tag", query="qid").plot.at_k("P", ks=[1, 5])
     assert legend_texts(ax) == RUNS
     ax = renamed.ireval(run="tag", query="qid").plot.per_query("AP", baseline="weak")
-    assert ax.get_xlabel() == "qid (sorted by difference)"
+    assert ax.get_legend().get_title().get_text() == "Run − weak"
+    assert legend_texts(ax) == ["medium", "strong"]
 
 
 def test_options_reach_the_evaluation(df: pd.DataFrame) -> None:
@@ -352,3 +356,87 @@ def test_figure_script_writes_small_pngs(tmp_path: Path) -> None:
     for path in tmp_path.iterdir():
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert path.stat().st_size < 150_000
+
+
+# -- readability: long run names, many runs, one run -------------------------------------------
+
+
+def _ten_runs() -> pd.DataFrame:
+    """Ten runs named like real experiments, from the example collection's three."""
+    from pdireval.datasets import example_qrels, example_run
+
+    run = example_run()
+    rng = np.random.default_rng(0)
+    parts = []
+    for i in range(10):
+        part = run[run["run"] == ["strong", "medium", "weak"][i % 3]].copy()
+        part["score"] += rng.normal(0, 0.3, len(part))
+        parts.append(part.assign(run=f"bm25+monoT5-variant-{i}"))
+    return pdireval.merge_qrels(pd.concat(parts, ignore_index=True), example_qrels())
+
+
+def _single_run() -> pd.DataFrame:
+    frame = example()
+    return frame[frame["run"] == "strong"].drop(columns="run")
+
+
+FIGURES = {
+    "pr_curve": ((), {}),
+    "at_k": (("nDCG",), {}),
+    "distribution": (("AP",), {}),
+    "systems": (("AP",), {"ci_method": "bootstrap", "seed": 0}),
+    "per_query": (("AP",), {"baseline": "bm25+monoT5-variant-1"}),
+}
+
+
+def _texts_stay_inside_and_apart(ax, tmp_path: Path) -> None:
+    """Every shown tick label, axis label, title and legend lies inside the figure, and no
+    two tick labels of an axis overlap (the figure is also saved, as users save it)."""
+    figure = ax.figure
+    figure.savefig(tmp_path / "figure.png")
+    figure.canvas.draw()
+    renderer = figure.canvas.get_renderer()
+    texts = [ax.title, ax.xaxis.label, ax.yaxis.label]
+    boxes = [text.get_window_extent(renderer) for text in texts if text.get_text()]
+    legend = ax.get_legend()
+    if legend is not None:
+        boxes.append(legend.get_window_extent(renderer))
+    for axis, limits in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
+        low, high = sorted(limits)
+        shown = [
+            label.get_window_extent(renderer)
+            for location, label in zip(axis.get_ticklocs(), axis.get_ticklabels(), strict=True)
+            if low <= location <= high and label.get_text()
+        ]
+        for first, second in itertools.pairwise(shown):
+            assert not first.overlaps(second), (first, second)
+        boxes += shown
+    frame = figure.bbox
+    for box in boxes:
+        assert frame.x0 - 1 <= box.x0, (box, frame)
+        assert box.x1 <= frame.x1 + 1, (box, frame)
+        assert frame.y0 - 1 <= box.y0, (box, frame)
+        assert box.y1 <= frame.y1 + 1, (box, frame)
+
+
+@pytest.mark.parametrize("kind", sorted(FIGURES))
+def test_ten_long_run_names_stay_readable(kind: str, tmp_path: Path) -> None:
+    args, kwargs = FIGURES[kind]
+    ax = getattr(_ten_runs().ireval.plot, kind)(*args, **kwargs)
+    _texts_stay_inside_and_apart(ax, tmp_path)
+
+
+@pytest.mark.parametrize("kind", sorted(set(FIGURES) - {"per_query"}))
+def test_one_run_stays_readable(kind: str, tmp_path: Path) -> None:
+    args, kwargs = FIGURES[kind]
+    ax = getattr(_single_run().ireval.plot, kind)(*args, **kwargs)
+    _texts_stay_inside_and_apart(ax, tmp_path)
+    assert ax.get_legend() is None
+    assert "run" not in tick_texts(ax.get_xticklabels()) + tick_texts(ax.get_yticklabels())
+
+
+def test_cutoffs_are_whole_numbers(df: pd.DataFrame) -> None:
+    ax = df.ireval.plot.at_k("P", ks=range(1, 11))
+    ax.figure.canvas.draw()
+    ticks = [tick for tick in ax.get_xticks() if ax.get_xlim()[0] <= tick <= ax.get_xlim()[1]]
+    assert all(float(tick).is_integer() for tick in ticks)
