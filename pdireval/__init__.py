@@ -27,6 +27,7 @@ from pdireval.api import (
     compare,
     curve,
     dcg,
+    efficiency,
     evaluate,
     gmap,
     map,  # noqa: A004 - pdireval.map is the name users expect
@@ -64,6 +65,7 @@ __all__ = [
     "curve",
     "datasets",
     "dcg",
+    "efficiency",
     "evaluate",
     "gmap",
     "kendall",

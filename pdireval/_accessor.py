@@ -64,6 +64,8 @@ class IREvalAccessor:
         score: str | None = None,
         run: str | None = None,
         known: str | None = None,
+        subtopic: str | None = None,
+        time: str | None = None,
     ) -> IREvalAccessor:
         """Return an accessor that reads the given roles from other columns.
 
@@ -75,7 +77,17 @@ class IREvalAccessor:
         >>> df.ireval(query="topic", doc="docid", rank="pos", rel="grade").rr().tolist()
         [0.5]
         """
-        names = dict(query=query, doc=doc, rank=rank, rel=rel, score=score, run=run, known=known)
+        names = dict(
+            query=query,
+            doc=doc,
+            rank=rank,
+            rel=rel,
+            score=score,
+            run=run,
+            known=known,
+            subtopic=subtopic,
+            time=time,
+        )
         return IREvalAccessor(self._obj, self._columns.remap(**names))
 
     def evaluate(self, metrics: MetricsLike, **options: Unpack[EvaluationOptions]) -> pd.DataFrame:

@@ -144,6 +144,8 @@ def write_workbook(report: Report, path: Path, digits: int) -> Path:
     _results(book, report, digits)
     _comparisons(book, report, digits)
     _per_query(book, report, digits)
+    if report.efficiency is not None:
+        _efficiency(book, report)
     about = _Sheet(book, "About")
     about.header(["Item", "Value"], text_columns=2)
     for row, (item, value) in enumerate(report.about.itertuples(index=False), start=2):
@@ -230,6 +232,23 @@ def _comparisons(book: Any, report: Report, digits: int) -> None:
             sheet.cell(row, column, content, right=column > 3, **style)
     sheet.finish(len(table), len(names), "D2")
     sheet.note(len(table) + 3, report.legend(), len(names))
+
+
+def _efficiency(book: Any, report: Report) -> None:
+    sheet = _Sheet(book, "Efficiency")
+    table = report.efficiency
+    names = ["Run", "Queries", "Mean (ms)", "Median (ms)", "p95 (ms)", "p99 (ms)", "Queries/s"]
+    sheet.header(names)
+    for row, (run, stats) in enumerate(table.iterrows(), start=2):
+        sheet.cell(row, 1, _plain(run))
+        sheet.cell(row, 2, int(stats["queries"]), right=True)
+        for column, name in enumerate(
+            ("latency_mean", "latency_median", "latency_p95", "latency_p99"), start=3
+        ):
+            value = _plain(1000 * stats[name])
+            sheet.cell(row, column, value, format="0.0", right=True, shown=f"{value}")
+        sheet.cell(row, 7, _plain(stats["qps"]), format="0.0", right=True)
+    sheet.finish(len(table), len(names), "B2")
 
 
 def _per_query(book: Any, report: Report, digits: int) -> None:

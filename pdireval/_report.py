@@ -32,7 +32,7 @@ from pdireval._format import (
     format_value,
 )
 from pdireval._options import Evaluation, Significance
-from pdireval._summary import aggregate
+from pdireval._summary import aggregate, efficiency_table
 from pdireval._version import __version__
 from pdireval.metrics._base import Metric
 
@@ -92,6 +92,9 @@ class Report:
         when a run has fewer than two queries.
     settings : dict
         Query policy, test, correction, alpha, resampling, baselines and version.
+    efficiency : DataFrame or None
+        Latency statistics per run (:func:`pdireval.efficiency`) when the frame has a
+        time column.
     definitions : dict
         Metric label -> first sentence of its family's definition.
 
@@ -117,6 +120,7 @@ class Report:
     intervals: pd.DataFrame
     settings: dict[str, Any] = field(default_factory=dict)
     definitions: dict[str, str] = field(default_factory=dict)
+    efficiency: pd.DataFrame | None = None
 
     def __repr__(self) -> str:
         runs = list(self.summary.index)
@@ -205,6 +209,23 @@ class Report:
             }
         )
         return shown
+
+    def efficiency_text(self) -> pd.DataFrame:
+        """The efficiency table as a person reads it (milliseconds, queries per second)."""
+        if self.efficiency is None:
+            return pd.DataFrame()
+        table = self.efficiency
+        return pd.DataFrame(
+            {
+                "Run": [str(run) for run in table.index],
+                "Queries": [f"{int(n)}" for n in table["queries"]],
+                "Mean (ms)": [format_value(1000 * v, 1) for v in table["latency_mean"]],
+                "Median (ms)": [format_value(1000 * v, 1) for v in table["latency_median"]],
+                "p95 (ms)": [format_value(1000 * v, 1) for v in table["latency_p95"]],
+                "p99 (ms)": [format_value(1000 * v, 1) for v in table["latency_p99"]],
+                "Queries/s": [format_value(v, 1) for v in table["qps"]],
+            }
+        )
 
     @property
     def about(self) -> pd.DataFrame:
@@ -351,6 +372,8 @@ class Report:
             _markdown_frame(self.comparison_text(digits)),
             "",
         ]
+        if self.efficiency is not None:
+            out += ["## Efficiency", "", _markdown_frame(self.efficiency_text()), ""]
         if per_query:
             flat = self.per_query_flat()
             text = flat.astype(object).map(
@@ -392,6 +415,12 @@ class Report:
             self.comparison_text(digits).to_html(index=False, border=0),
             "</details>",
         ]
+        if self.efficiency is not None:
+            parts += [
+                "<details><summary>Efficiency</summary>",
+                self.efficiency_text().to_html(index=False, border=0),
+                "</details>",
+            ]
         flat = self.per_query_flat()
         if per_query_rows:
             shown = flat.head(per_query_rows)
@@ -483,8 +512,11 @@ def build_report(
     metrics: Sequence[Metric],
     evaluation: Evaluation,
     significance: Significance,
+    *,
+    latency: pd.Series | None = None,
 ) -> Report:
-    """Build a :class:`Report` from a per-query table indexed by (run, query)."""
+    """Build a :class:`Report` from a per-query table indexed by (run, query), and the
+    per-query times when the frame has them."""
     comparison = compare_table(table, significance)
     runs = list(table.index.get_level_values(0).unique())
     baseline = significance.baseline
@@ -524,6 +556,7 @@ def build_report(
         intervals=_half_widths(table),
         settings=info,
         definitions={metric.label: definition(metric) for metric in metrics},
+        efficiency=None if latency is None else efficiency_table(latency),
     )
 
 

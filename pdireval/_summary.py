@@ -156,3 +156,51 @@ def summary_table(
         for label in table.columns
     }
     return pd.concat(parts, axis=1, names=["metric", "stat"]).astype(np.float64)
+
+
+#: The efficiency statistics of a run, in the order shown.
+EFFICIENCY = ("queries", "latency_mean", "latency_median", "latency_p95", "latency_p99")
+EFFICIENCY += ("qps", "mrt")
+
+
+def efficiency_table(latency: pd.Series) -> pd.DataFrame:
+    """Latency statistics of per-query times (seconds), per run.
+
+    ``queries`` timed, the mean, median, 95th and 99th percentile latency (seconds,
+    linear interpolation between order statistics), ``qps`` (queries per second: timed
+    queries over their total time, for queries answered one after the other) and
+    ``mrt`` (mean response time in milliseconds, as PyTerrier reports it).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> times = pd.Series([0.1, 0.2, 0.3, 0.4], index=pd.Index(list("abcd"), name="query"))
+    >>> efficiency_table(times).loc["all"].round(3).to_dict()
+    {'queries': 4.0, 'latency_mean': 0.25, 'latency_median': 0.25, 'latency_p95': 0.385,
+     'latency_p99': 0.397, 'qps': 4.0, 'mrt': 250.0}
+    """
+    if isinstance(latency.index, pd.MultiIndex):
+        groups = list(latency.groupby(level=0, sort=True, observed=True))
+        index = pd.Index([key for key, _ in groups], name=latency.index.names[0])
+    else:
+        groups, index = [("all", latency)], pd.Index(["all"])
+    rows = []
+    for _, part in groups:
+        seconds = part.dropna().to_numpy(dtype=np.float64)
+        if not len(seconds):
+            rows.append([0.0, *([np.nan] * 6)])
+            continue
+        total = seconds.sum()
+        mean = total / len(seconds)
+        rows.append(
+            [
+                float(len(seconds)),
+                mean,
+                float(np.median(seconds)),
+                float(np.quantile(seconds, 0.95)),
+                float(np.quantile(seconds, 0.99)),
+                len(seconds) / total if total > 0 else np.nan,
+                1000.0 * mean,
+            ]
+        )
+    return pd.DataFrame(rows, index=index, columns=list(EFFICIENCY), dtype=np.float64)

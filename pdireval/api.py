@@ -17,12 +17,13 @@ from pdireval import _evaluate
 from pdireval._comparison import compare_table, per_query_table
 from pdireval._errors import MetricError, SchemaError
 from pdireval._options import Evaluation, split_options
+from pdireval._prepare.columns import as_column_map
 from pdireval._prepare.merge import merge_qrels
 from pdireval._report import Report, build_report
-from pdireval._summary import aggregate, summary_table
+from pdireval._summary import aggregate, efficiency_table, summary_table
 from pdireval.correlation import rank_correlation
 from pdireval.curves import curve, pr_curve
-from pdireval.metrics import AP, DCG, RR, P, R, Rprec, Success, nDCG, parse_metrics
+from pdireval.metrics import AP, DCG, RR, Latency, P, R, Rprec, Success, nDCG, parse_metrics
 from pdireval.metrics._base import Metric
 
 if TYPE_CHECKING:
@@ -41,6 +42,7 @@ __all__ = [
     "compare",
     "curve",
     "dcg",
+    "efficiency",
     "evaluate",
     "gmap",
     "map",
@@ -190,7 +192,10 @@ def summary(
     -------
     Series or DataFrame
         Without a run column, a Series indexed by metric label; with one, a DataFrame
-        with one row per run and one column per metric. With ``ci``: without a run
+        with one row per run and one column per metric. When the frame has a time
+        column, the efficiency statistics of :func:`efficiency` follow the metrics
+        (``latency_mean`` ... ``mrt``; ``queries`` too without a run column). With ``ci``
+        (efficiency left out): without a run
         column a DataFrame indexed by metric with columns ``[agg, "ci_low",
         "ci_high"]``; with one, a DataFrame with one row per run and (metric, stat)
         column pairs, so ``result["AP"]`` has the columns ``[agg, "ci_low",
@@ -212,12 +217,77 @@ def summary(
     AP      0.75     0.5      1.0
     RR      0.75     0.5      1.0
     """
-    table = evaluate(frame, metrics, columns=columns, **options)
+    parsed = parse_metrics(metrics)
+    timed = _has_times(frame, columns) and ci is None
+    table = evaluate(frame, [*parsed, Latency] if timed else parsed, columns=columns, **options)
     if ci is not None:
         return summary_table(
             table, agg=agg, ci=ci, ci_method=ci_method, n_resamples=n_resamples, seed=seed
         )
-    return aggregate(table, agg)
+    if not timed:
+        return aggregate(table, agg)
+    label = Latency.default.label
+    latency = table[label]
+    if Latency.default not in parsed:  # added here for the statistics only
+        table = table.drop(columns=label)
+    result = aggregate(table, agg)
+    stats = efficiency_table(latency)
+    if isinstance(result, pd.Series):
+        return pd.concat([result, stats.iloc[0]]).rename(agg)
+    return pd.concat([result, stats.drop(columns="queries")], axis=1)
+
+
+def _has_times(frame: pd.DataFrame, columns: ColumnsLike) -> bool:
+    """Whether the frame has a time column (efficiency statistics are then added)."""
+    return as_column_map(columns).resolve(frame).time is not None
+
+
+def efficiency(
+    frame: pd.DataFrame,
+    *,
+    columns: ColumnsLike = None,
+    **options: Unpack[EvaluationOptions],
+) -> pd.DataFrame:
+    """How fast each run answered: latency percentiles and throughput, from the time column.
+
+    Parameters
+    ----------
+    frame, columns, **options
+        As in :func:`evaluate`; the frame needs a time column (role ``time``: the
+        seconds -- or a timedelta -- a run took for each query, on every row of the
+        query or at least one).
+
+    Returns
+    -------
+    DataFrame
+        One row per run (one row ``"all"`` without a run column); columns ``queries``
+        (timed queries), ``latency_mean``, ``latency_median``, ``latency_p95``,
+        ``latency_p99`` (seconds), ``qps`` (queries per second, answered one after the
+        other) and ``mrt`` (mean response time in milliseconds, PyTerrier's name).
+
+    Raises
+    ------
+    SchemaError
+        No time column, times that are negative or not numbers, or a query with two
+        different times.
+
+    Notes
+    -----
+    :func:`summary` adds the same statistics to its table when the frame has a time
+    column, and :class:`~pdireval.Report` shows them. ``Latency`` is also a metric, so
+    :func:`compare` tests whether one run is significantly faster than another.
+
+    Examples
+    --------
+    >>> import pandas as pd, pdireval
+    >>> df = pd.DataFrame({"query": ["q1", "q1", "q2"], "doc": ["a", "b", "a"],
+    ...                    "rank": [1, 2, 1], "rel": [1, 0, 1], "time": [0.12, 0.12, 0.3]})
+    >>> pdireval.efficiency(df)[["queries", "latency_mean", "mrt"]].round(3)
+         queries  latency_mean    mrt
+    all      2.0          0.21  210.0
+    """
+    table = evaluate(frame, Latency, columns=columns, **options)
+    return efficiency_table(table[Latency.default.label])
 
 
 def _single(
@@ -833,8 +903,9 @@ def report(
     -------
     Report
         ``summary`` (mean per run and metric), ``comparison`` (as :func:`compare`),
-        ``per_query`` (as :func:`per_query`, one block per metric) and ``about``;
-        render with ``to_excel(path)``, ``to_latex()``, ``to_markdown()``,
+        ``per_query`` (as :func:`per_query`, one block per metric), ``efficiency`` (as
+        :func:`efficiency`, when the frame has a time column) and ``about``; render
+        with ``to_excel(path)``, ``to_latex()``, ``to_markdown()``, ``to_html()``,
         ``to_csv(folder)``, or display it in a notebook.
 
     Raises
@@ -856,8 +927,12 @@ def report(
     """
     evaluation, significance = split_options(options)
     parsed = parse_metrics(metrics)
-    table = _evaluate.per_query(frame, parsed, columns, evaluation)
-    return build_report(table, parsed, evaluation, significance)
+    timed = _has_times(frame, columns) and Latency.default not in parsed
+    table = _evaluate.per_query(
+        frame, [*parsed, Latency.default] if timed else parsed, columns, evaluation
+    )
+    latency = table.pop(Latency.default.label) if timed else None
+    return build_report(table, parsed, evaluation, significance, latency=latency)
 
 
 def tie_groups(

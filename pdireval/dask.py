@@ -424,9 +424,21 @@ class DaskIREvalAccessor:
         score: str | None = None,
         run: str | None = None,
         known: str | None = None,
+        subtopic: str | None = None,
+        time: str | None = None,
     ) -> DaskIREvalAccessor:
         """Return an accessor that reads the given roles from other columns."""
-        names = dict(query=query, doc=doc, rank=rank, rel=rel, score=score, run=run, known=known)
+        names = dict(
+            query=query,
+            doc=doc,
+            rank=rank,
+            rel=rel,
+            score=score,
+            run=run,
+            known=known,
+            subtopic=subtopic,
+            time=time,
+        )
         return DaskIREvalAccessor(self._obj, self._columns.remap(**names))
 
     def evaluate(self, metrics: MetricLike | Iterable[MetricLike], **options: Any) -> dd.DataFrame:

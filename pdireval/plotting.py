@@ -51,9 +51,17 @@ from pdireval.typing import MetricLike
 if TYPE_CHECKING:  # pragma: no cover - for type checkers only
     from matplotlib.axes import Axes
 
-__all__ = ["PlotAccessor", "at_k", "distribution", "per_query", "pr_curve", "systems"]
+__all__ = [
+    "PlotAccessor",
+    "at_k",
+    "distribution",
+    "per_query",
+    "pr_curve",
+    "systems",
+    "tradeoff",
+]
 
-Kind = Literal["pr_curve", "per_query", "distribution", "at_k", "systems"]
+Kind = Literal["pr_curve", "per_query", "distribution", "at_k", "systems", "tradeoff"]
 
 #: Up to this many queries, the per-query bars of one compared run are labelled.
 MAX_QUERY_TICKS = 60
@@ -609,6 +617,122 @@ def systems(
     return ax
 
 
+def tradeoff(
+    frame: pd.DataFrame,
+    metric: MetricLike,
+    *,
+    agg: Agg = "mean",
+    ax: Axes | None = None,
+    columns: Columns = None,
+    **options: Any,
+) -> Axes:
+    """Effectiveness against efficiency: each run's mean metric over its mean latency.
+
+    The runs that no other run beats on both -- at least as fast and at least as good,
+    better on one -- form the Pareto front, drawn as a dashed line: the runs worth
+    choosing between.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Long frame with a time column (role ``time``: seconds per query), as for
+        :func:`pdireval.efficiency`.
+    metric : str or Metric
+        One metric, e.g. ``"nDCG@10"``.
+    agg : {"mean", "gmean", "hmean", "median"}
+        How the metric is aggregated over queries.
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure when omitted.
+    columns, **options
+        As in :func:`pdireval.evaluate`.
+
+    Returns
+    -------
+    matplotlib Axes
+        x = mean latency in milliseconds (logarithmic when the runs span more than a
+        factor of 10), y = the aggregated metric; one marker per run in its colour, a
+        legend of the runs, the front as a dashed line through its runs.
+
+    Raises
+    ------
+    SchemaError
+        The frame has no time column.
+    MissingDependencyError
+        matplotlib is not installed.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from pdireval.datasets import example
+    >>> from pdireval.plotting import tradeoff
+    >>> frame = example()
+    >>> frame["time"] = frame["run"].map({"strong": 0.2, "medium": 0.02, "weak": 0.05})
+    >>> ax = tradeoff(frame, "AP")
+    >>> [text.get_text() for text in ax.get_legend().get_texts()]
+    ['medium', 'strong', 'weak']
+    >>> ax.get_lines()[0].get_xdata().round(6).tolist()  # the front: medium, then strong
+    [20.0, 200.0]
+    """
+    from pdireval.metrics import Latency
+
+    label = _label(metric)
+    evaluation = Evaluation.from_options(options)
+    metrics = [*parse_metrics(metric), Latency.default]
+    table = _evaluate.per_query(frame, metrics, columns, evaluation)
+    latency = table.pop(Latency.default.label)
+    if not isinstance(table.index, pd.MultiIndex):
+        table = pd.concat({None: table}, names=["run"])
+        latency = pd.concat({None: latency}, names=["run"])
+    points = pd.DataFrame(
+        {
+            "effect": aggregate(table, agg)[label],
+            "ms": 1000.0 * latency.groupby(level=0, sort=True, observed=True).mean(),
+        }
+    )
+    front = _pareto_front(points)
+    colours = _colours(points.index)
+    with _style():
+        ax = _axes(ax, (7.0, 4.5))
+        ax.plot(
+            points.loc[front, "ms"].to_numpy(),
+            points.loc[front, "effect"].to_numpy(),
+            ls="--",
+            color="0.45",
+            lw=1,
+            zorder=1,
+            label="_front",
+        )
+        for run, row in points.iterrows():
+            ax.scatter(row["ms"], row["effect"], s=40, color=colours[run], zorder=3,
+                       label="" if run is None else str(run))  # fmt: skip
+        spread = points["ms"].max() / max(points["ms"].min(), 1e-12)
+        if spread > 10:
+            from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+            ax.set_xscale("log")
+            ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+            ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_xlabel("Mean latency (ms)")
+        ax.set_ylabel(f"{agg.capitalize()} {label}")
+        ax.set_title(f"{label} against latency (dashed: Pareto front)")
+        ax.grid(True, alpha=0.3)
+        _legend(ax, len(points))
+    return ax
+
+
+def _pareto_front(points: pd.DataFrame) -> list[Hashable]:
+    """Runs no other run beats on both latency (lower) and effect (higher), fastest first."""
+    ordered = points.sort_values(["ms", "effect"], ascending=[True, False], kind="stable")
+    front, best = [], -np.inf
+    for run, row in ordered.iterrows():
+        if row["effect"] > best:
+            front.append(run)
+            best = row["effect"]
+    return front
+
+
 def _systems_table(
     table: pd.Series | pd.DataFrame, label: str, agg: str, ci: float | None
 ) -> pd.DataFrame:
@@ -649,7 +773,14 @@ class PlotAccessor:
 
     __slots__ = ("_columns", "_obj")
 
-    _kinds: tuple[str, ...] = ("pr_curve", "per_query", "distribution", "at_k", "systems")
+    _kinds: tuple[str, ...] = (
+        "pr_curve",
+        "per_query",
+        "distribution",
+        "at_k",
+        "systems",
+        "tradeoff",
+    )
 
     def __init__(self, obj: pd.DataFrame, columns: Columns = None) -> None:
         self._obj, self._columns = obj, columns
@@ -682,3 +813,7 @@ class PlotAccessor:
     def systems(self, metric: MetricLike, ci: float | None = 0.95, **kwargs: Any) -> Axes:
         """Runs by mean with confidence intervals; see :func:`plotting.systems`."""
         return systems(self._obj, metric, ci, columns=self._columns, **kwargs)
+
+    def tradeoff(self, metric: MetricLike, **kwargs: Any) -> Axes:
+        """A metric against mean latency with the Pareto front; see :func:`plotting.tradeoff`."""
+        return tradeoff(self._obj, metric, columns=self._columns, **kwargs)

@@ -111,9 +111,10 @@ def long_frames(
         frame["query"] = frame["query"].map(QUERY_IDS.index).astype("int64") * 7 + 3
     elif query_kind == "category":
         frame["query"] = frame["query"].astype(pd.CategoricalDtype(sorted(QUERY_IDS)))
-    # Always a known column: families that read it refuse frames without one.
+    # Always known and time columns: families that read them refuse frames without them.
     known = draw(st.lists(st.booleans(), min_size=len(frame), max_size=len(frame)))
     frame["known"] = pd.Series(known, index=frame.index, dtype=bool)
+    frame["time"] = 0.001 * frame["query"].astype(str).str.len().astype(float)  # per query
     layout = draw(st.sampled_from(["as drawn", "sorted", "shuffled"]))
     if layout == "sorted" and ranking == "rank":  # the pre-sorted fast path
         keys = (["run"] if with_run else []) + ["query", "rank"]

@@ -359,6 +359,7 @@ def test_every_family_evaluates_on_a_small_frame(family: str) -> None:
             "rank": [1, 2, None, 1, 2, 1],
             "rel": [1, None, 2, 0, -1, None],
             "known": [True, False, False, False, True, False],
+            "time": [0.1, 0.1, 0.1, 0.2, 0.2, 0.3],
         }
     )
     metrics = [metric for metric in METRICS if metric.family.name == family]
@@ -401,20 +402,8 @@ def _registry_frame() -> pd.DataFrame:
             "doc": ["a", "b", "c", "d", "e", "f", "a", "b", "c", "a", "b", "a"],
             "rank": [1, 2, 3, 4, 5, np.nan, 1, 2, np.nan, 1, 2, 1],
             "rel": [0, 2, np.nan, 1, -1, 3, 0, 0, 0, 2, 1, np.nan],
-            "known": [
-                False,
-                True,
-                False,
-                False,
-                False,
-                False,
-                False,
-                True,
-                False,
-                True,
-                False,
-                False,
-            ],
+            "known": [False, True] + [False] * 5 + [True, False, True, False, False],
+            "time": [0.1] * 6 + [0.2] * 3 + [0.3] * 2 + [0.4],
         }
     )
 

@@ -28,7 +28,7 @@ __all__ = [
     "check_frame",
 ]
 
-ROLES = ("query", "doc", "rank", "rel", "score", "run", "known")
+ROLES = ("query", "doc", "rank", "rel", "score", "run", "known", "subtopic", "time")
 
 #: Columns looked for, in order, when the default column of a role is absent.
 SYNONYMS: dict[str, tuple[str, ...]] = {
@@ -36,6 +36,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "doc": ("docno", "doc_id"),
     "rel": ("relevance", "label"),
     "run": ("system",),
+    "subtopic": ("iteration", "intent"),
 }
 
 #: Key of ``DataFrame.attrs`` under which merge_qrels records the roles it used.
@@ -50,18 +51,21 @@ class ColumnMap:
 
     Parameters
     ----------
-    query, doc, rank, rel, score, run, known : str, False or None
+    query, doc, rank, rel, score, run, known, subtopic, time : str, False or None
         A column name; ``None`` (default) for the column named like the role
         (``"query"``, ``"doc"``, ...) or, when that is absent, a synonym
         (``qid``/``query_id``, ``docno``/``doc_id``, ``relevance``/``label``,
-        ``system``); ``False`` for "this frame has no such column" even if one of
-        those names exists -- e.g. ``rank=False`` ranks by score although the frame
-        has a rank column.
+        ``system``, ``iteration``/``intent``); ``False`` for "this frame has no such
+        column" even if one of those names exists -- e.g. ``rank=False`` ranks by
+        score although the frame has a rank column. ``known`` flags documents the
+        user already knew, ``subtopic`` the intent a judgment is for (diversity
+        measures), ``time`` a run's processing time of each query (efficiency).
 
     Examples
     --------
     >>> ColumnMap().remap(query="qid", rel="label")
-    ColumnMap(query='qid', doc=None, rank=None, rel='label', score=None, run=None, known=None)
+    ColumnMap(query='qid', doc=None, rank=None, rel='label', score=None, run=None, known=None,
+              subtopic=None, time=None)
     """
 
     query: Column = None
@@ -71,6 +75,8 @@ class ColumnMap:
     score: Column = None
     run: Column = None
     known: Column = None
+    subtopic: Column = None
+    time: Column = None
 
     @classmethod
     def pyterrier(cls) -> ColumnMap:
@@ -201,6 +207,8 @@ class ResolvedColumns:
     score: str | None
     run: str | None
     known: str | None
+    subtopic: str | None
+    time: str | None
 
     def roles(self) -> dict[str, str | None]:
         """Role -> column name (None for absent roles)."""

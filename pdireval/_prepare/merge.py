@@ -11,7 +11,13 @@ import pandas as pd
 
 from pdireval._errors import SchemaError
 from pdireval._prepare.blocks import Blocks, blocks_of
-from pdireval._prepare.columns import ATTRS_KEY, ColumnMap, ResolvedColumns, as_column_map
+from pdireval._prepare.columns import (
+    ATTRS_KEY,
+    SYNONYMS,
+    ColumnMap,
+    ResolvedColumns,
+    as_column_map,
+)
 from pdireval._prepare.duplicates import fingerprint
 from pdireval._prepare.keys import arrow_strings, id_keys, spread
 from pdireval._prepare.ranking import check_no_nulls_in, check_unique_docs, labels_of
@@ -151,9 +157,7 @@ def merge_resolved(
         run_cols.rank,
         {rel_name: _labels_column(labels, row, judgment, len(run), missing_judgment)},
     )
-    roles: dict[str, str | bool] = {
-        role: name if name is not None else False for role, name in run_cols.roles().items()
-    }
+    roles = _recorded_roles(run, run_cols)
     roles["rel"] = rel_name
     record: dict[str, Any] = {"columns": roles, "queries": overlap.summary()}
     unique = fingerprint(result, run_cols)
@@ -277,6 +281,23 @@ def _refuse_no_overlap(
             "as doc ids, e.g. PyTerrier's 'docno' rather than its internal 'docid')"
         )
         raise SchemaError(msg)
+
+
+def _recorded_roles(run: pd.DataFrame, run_cols: ResolvedColumns) -> dict[str, str | bool]:
+    """The roles to record on the merged frame: each column used, and ``False`` for a role
+    the caller switched off although the run has a column for it (``rank=False``).
+
+    Roles without a column stay unrecorded, so a column added to the merged frame later
+    (a time column, say) is found by the usual rules.
+    """
+    present = set(run.columns)
+    roles: dict[str, str | bool] = {}
+    for role, name in run_cols.roles().items():
+        if name is not None:
+            roles[role] = name
+        elif role in present or any(other in present for other in SYNONYMS.get(role, ())):
+            roles[role] = False
+    return roles
 
 
 def _refuse_mismatched_roles(

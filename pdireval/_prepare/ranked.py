@@ -51,6 +51,9 @@ class Ranked:
     tie_first, tie_size : ndarray of int
         For each judged retrieved row, the first position and the size of its group of
         equal scores (its own position and 1 when not tied, or when ranked by rank).
+    time : ndarray of float, optional
+        Each group's processing time in seconds (NaN when not timed); None when the
+        frame has no time column.
 
     Examples
     --------
@@ -73,6 +76,7 @@ class Ranked:
     judged_known: np.ndarray
     tie_first: np.ndarray
     tie_size: np.ndarray
+    time: np.ndarray | None = None
     _cache: dict[Hashable, Any] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -180,6 +184,7 @@ class Ranked:
                 judged_known=self.judged_known,
                 tie_first=tie_first,
                 tie_size=tie_size,
+                time=self.time,
             )
 
         return self.cached("judged_only", compute)

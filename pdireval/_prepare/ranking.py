@@ -155,6 +155,7 @@ def prepare(frame: pd.DataFrame, columns: ResolvedColumns, options: Evaluation) 
         ),
         tie_first=tie_first[in_rank_order],
         tie_size=tie_size[in_rank_order],
+        time=None if columns.time is None else group_times(frame, columns, group, n_groups),
     )
     if options.judged_only:  # trec_eval -J, after -M: drop unjudged documents and rank again
         ranked = ranked.judged_only()
@@ -371,6 +372,47 @@ def _ranks(values: pd.Series, name: str, validate: bool) -> FloatArray:
         codes, _ = pd.factorize(values, sort=True, use_na_sentinel=True)
         rank = np.where(codes < 0, np.nan, codes.astype(np.float64))
     return rank
+
+
+def group_times(
+    frame: pd.DataFrame, columns: ResolvedColumns, group: IntArray, n_groups: int
+) -> FloatArray:
+    """Each group's processing time in seconds (NaN when not given), from the time column.
+
+    The rows of a (run, query) carry its time -- every row the same value, or some rows
+    none (judged documents the run did not retrieve); a timedelta counts its seconds.
+    """
+    name = columns.name("time")
+    values = frame[name]
+    if pd.api.types.is_timedelta64_dtype(values.dtype):
+        seconds = values.dt.total_seconds().to_numpy(dtype=np.float64, na_value=np.nan)
+    else:
+        seconds = _numeric(values, name, "time")
+    given = ~np.isnan(seconds)
+    bad = seconds[given & ~((seconds >= 0) & np.isfinite(seconds))]
+    if len(bad):
+        msg = (
+            f"column {name!r} (time) must hold durations >= 0 in seconds (or timedeltas), "
+            f"found {bad[:3].tolist()}; leave it empty where a query was not timed"
+        )
+        raise SchemaError(msg)
+    low = np.full(n_groups, np.inf)
+    high = np.full(n_groups, -np.inf)
+    np.minimum.at(low, group[given], seconds[given])
+    np.maximum.at(high, group[given], seconds[given])
+    differ = np.flatnonzero(high > low)
+    if len(differ):
+        at = np.flatnonzero(given & (group == differ[0]))[0]
+        where = f"query {frame[columns.name('query')].iloc[at]!r}"
+        if columns.run is not None:
+            where += f" of run {frame[columns.run].iloc[at]!r}"
+        msg = (
+            f"column {name!r} (time) holds several times for {where} ({low[differ[0]]:g} and "
+            f"{high[differ[0]]:g} s); a time is per query: give every row of the query the "
+            "same value"
+        )
+        raise SchemaError(msg)
+    return np.where(np.isfinite(low), low, np.nan)
 
 
 def _refuse_repeated_ranks(frame: pd.DataFrame, columns: ResolvedColumns, rows: IntArray) -> None:

@@ -16,6 +16,7 @@ from pdireval.metrics.average_precision import AP
 from pdireval.metrics.bpref import Bpref
 from pdireval.metrics.counts import NumNonRelJudgedRet, NumRel, NumRelRet, NumRet
 from pdireval.metrics.dcg import DCG, IDCG, Rndcg, nDCG
+from pdireval.metrics.efficiency import Latency
 from pdireval.metrics.err import ERR
 from pdireval.metrics.gain import G, binG
 from pdireval.metrics.inferred import infAP
@@ -54,6 +55,7 @@ __all__ = [
     "G",
     "IPrec",
     "Judged",
+    "Latency",
     "Metric",
     "MetricLike",
     "Novelty",
