@@ -49,6 +49,7 @@ from pdireval.api import (
 from pdireval.correlation import kendall, spearman, system_correlation, tau_ap
 from pdireval.io import read_qrels, read_run, write_qrels, write_run
 from pdireval.metrics import Metric, parse_metric
+from pdireval.pooling import pool, pool_contribution
 
 __all__ = [
     "ColumnMap",
@@ -76,6 +77,8 @@ __all__ = [
     "ndcg",
     "parse_metric",
     "per_query",
+    "pool",
+    "pool_contribution",
     "pr_curve",
     "precision",
     "r_precision",

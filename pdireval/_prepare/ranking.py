@@ -31,6 +31,7 @@ __all__ = [
     "group_codes",
     "known_flags",
     "labels_of",
+    "positions",
     "prepare",
     "ranking_key",
 ]
@@ -162,6 +163,40 @@ def prepare(frame: pd.DataFrame, columns: ResolvedColumns, options: Evaluation) 
     keep, blank = _query_policy(ranked, has_retrieved, options.queries)
     average = options.ties == "average" and columns.rank is None
     return Prepared(ranked=ranked, index=index, keep=keep, blank=blank, average=average)
+
+
+def positions(frame: pd.DataFrame, columns: ResolvedColumns) -> tuple[FloatArray, IntArray]:
+    """Every row's 1-based position in its (run, query) ranking (NaN: not retrieved), and
+    the rows' group codes; evaluation's order, ties by doc id descending (trec_eval).
+
+    Checks the ids and the ranking as :func:`prepare` does.
+    """
+    columns.require(frame, "query", "doc")
+    if columns.rank is None and columns.score is None:
+        msg = (
+            f"neither a 'rank' nor a 'score' column found (columns: {list(frame.columns)}); "
+            "rank the documents with one of them, e.g. df.ireval(rank='position')"
+        )
+        raise SchemaError(msg)
+    check_no_nulls(frame, columns)
+    group, index = group_codes(frame, columns)
+    key = ranking_key(frame, columns, validate=True)
+    retrieved = np.flatnonzero(~np.isnan(key))
+    doc_column = frame[columns.name("doc")]
+    _, position, repeated, _, _ = judged_positions(
+        group[retrieved],
+        key[retrieved],
+        np.arange(len(retrieved)),
+        len(index),
+        by_rank=columns.rank is not None,
+        ties=TieBreak(doc_ids=lambda rows: take(doc_column, retrieved[rows])),
+    )
+    if len(repeated):
+        _refuse_repeated_ranks(frame, columns, retrieved[repeated])
+    check_unique_docs(frame, columns, group)
+    out = np.full(len(frame), np.nan)
+    out[retrieved] = position
+    return out, group
 
 
 def _query_policy(
