@@ -29,9 +29,10 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Iterator
+import functools
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 import numpy as np
 import pandas as pd
@@ -82,6 +83,9 @@ STYLE = {
 }
 
 
+_Plot = TypeVar("_Plot", bound=Callable[..., Any])
+
+
 def _pyplot() -> Any:
     """Import :mod:`matplotlib.pyplot`, or raise :class:`MissingDependencyError` with the fix."""
     try:
@@ -93,6 +97,21 @@ def _pyplot() -> Any:
         )
         raise MissingDependencyError(msg) from error
     return plt
+
+
+def _drawing(plot: _Plot) -> _Plot:
+    """Check for matplotlib before a plot function computes anything.
+
+    A user without matplotlib hears that first, not about a missing scipy or a bad
+    metric name they will have to fix again after installing it.
+    """
+
+    @functools.wraps(plot)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        _pyplot()
+        return plot(*args, **kwargs)
+
+    return cast(_Plot, checked)
 
 
 @contextmanager
@@ -172,6 +191,7 @@ def _per_query_values(
     return label, {None: values.dropna()}
 
 
+@_drawing
 def pr_curve(
     frame: pd.DataFrame,
     *,
@@ -260,6 +280,7 @@ def pr_curve(
     return ax
 
 
+@_drawing
 def per_query(
     frame: pd.DataFrame,
     metric: MetricLike,
@@ -360,6 +381,7 @@ def per_query(
     return ax
 
 
+@_drawing
 def distribution(
     frame: pd.DataFrame,
     metric: MetricLike,
@@ -439,6 +461,7 @@ def distribution(
     return ax
 
 
+@_drawing
 def at_k(
     frame: pd.DataFrame,
     metric: MetricLike,
@@ -514,6 +537,7 @@ def at_k(
     return ax
 
 
+@_drawing
 def systems(
     frame: pd.DataFrame,
     metric: MetricLike,
@@ -617,6 +641,7 @@ def systems(
     return ax
 
 
+@_drawing
 def tradeoff(
     frame: pd.DataFrame,
     metric: MetricLike,
