@@ -49,6 +49,7 @@ from pdireval.api import (
 from pdireval.correlation import kendall, spearman, system_correlation, tau_ap
 from pdireval.io import read_qrels, read_run, write_qrels, write_run
 from pdireval.metrics import Metric, parse_metric
+from pdireval.overlap import rank_biased_overlap, rbo
 from pdireval.pooling import pool, pool_contribution
 
 __all__ = [
@@ -82,7 +83,9 @@ __all__ = [
     "pr_curve",
     "precision",
     "r_precision",
+    "rank_biased_overlap",
     "rank_correlation",
+    "rbo",
     "read_qrels",
     "read_run",
     "recall",

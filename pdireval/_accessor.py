@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping
-from typing import TYPE_CHECKING, Unpack
+from typing import TYPE_CHECKING, Literal, Unpack
 
 import numpy as np
 import pandas as pd
 
 from pdireval import api
 from pdireval._prepare.columns import DEFAULT_COLUMNS, ColumnMap
+from pdireval.overlap import rank_biased_overlap
 
 if TYPE_CHECKING:  # pragma: no cover - plotting is imported when df.ireval.plot is used
     from pdireval._report import Report
@@ -237,16 +238,19 @@ class IREvalAccessor:
         run_a: Hashable | None = None,
         run_b: Hashable | None = None,
         *,
-        method: RankCorrelation = "kendall",
+        method: RankCorrelation | Literal["rbo"] = "kendall",
+        p: float = 0.9,
     ) -> pd.Series:
         """Per-query rank correlation of two runs: :func:`pdireval.rank_correlation`."""
         return api.rank_correlation(
-            self._obj,
-            run_a,
-            run_b,
-            method=method,
-            columns=self._columns,
+            self._obj, run_a, run_b, method=method, p=p, columns=self._columns
         )
+
+    def rank_biased_overlap(
+        self, run_a: Hashable, run_b: Hashable, *, p: float = 0.9, depth: int | None = None
+    ) -> pd.DataFrame:
+        """Per-query rank-biased overlap of two runs: :func:`pdireval.rank_biased_overlap`."""
+        return rank_biased_overlap(self._obj, run_a, run_b, p=p, depth=depth, columns=self._columns)
 
     def pr_curve(
         self,

@@ -1,11 +1,12 @@
 """Rank correlation: Spearman's rho, Kendall's tau-b and Yilmaz et al.'s tau_ap.
 
-Three levels (lecture note 002, "rank correlation based metrics"):
+Three levels:
 
 * two sequences -- :func:`spearman`, :func:`kendall`, :func:`tau_ap`;
 * per query, between the rankings of two runs of a long frame or between a run and
   the ideal ordering by label -- :func:`rank_correlation`
-  (``df.ireval.rank_correlation``);
+  (``df.ireval.rank_correlation``); for rankings of different documents, use
+  rank-biased overlap (:mod:`pdireval.overlap`, ``method="rbo"``);
 * between system orderings -- :func:`system_correlation`: how two metrics, or two
   qrels versions, order the same runs (Voorhees 2000; Yilmaz et al. 2008).
 
@@ -16,12 +17,12 @@ positions (1 = top) or both scores. Mixing a rank with a score flips the sign.
 
 Examples
 --------
-Note 002's class exercise: R1 the ideal ranking, R2 a new ranking function's.
+R1 the ideal ranking of ten documents, R2 a new ranking function's:
 
 >>> import pdireval
 >>> r1 = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
 >>> r2 = [2, 3, 1, 5, 4, 7, 8, 10, 6, 9]
->>> round(pdireval.spearman(r1, r2), 4)   # 1 - 6 * 24 / (10 * 99); the note prints 0.854
+>>> round(pdireval.spearman(r1, r2), 4)   # 1 - 6 * 24 / (10 * 99)
 0.8545
 >>> round(pdireval.kendall(r1, r2), 4)
 0.6889
@@ -30,7 +31,7 @@ Note 002's class exercise: R1 the ideal ranking, R2 a new ranking function's.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -44,6 +45,7 @@ from pdireval._prepare.ranking import (
     labels_of,
     ranking_key,
 )
+from pdireval.overlap import rank_biased_overlap
 from pdireval.typing import RankCorrelation
 
 __all__ = ["kendall", "rank_correlation", "spearman", "system_correlation", "tau_ap"]
@@ -246,7 +248,7 @@ def spearman(x: Any, y: Any) -> float:
 
     Notes
     -----
-    Without ties this is note 002's SRCC,
+    Without ties this is the classical formula,
 
     .. math:: \rho = 1 - \frac{6 \sum_j (s_{1,j} - s_{2,j})^2}{K (K^2 - 1)},
 
@@ -357,7 +359,8 @@ def rank_correlation(
     run_a: Any = None,
     run_b: Any = None,
     *,
-    method: RankCorrelation = "kendall",
+    method: RankCorrelation | Literal["rbo"] = "kendall",
+    p: float = 0.9,
     columns: ColumnMap | Mapping[str, str] | None = None,
 ) -> pd.Series:
     """Per-query rank correlation between two runs, or between a run and the ideal ranking.
@@ -365,7 +368,7 @@ def rank_correlation(
     Parameters
     ----------
     frame : DataFrame
-        Long frame (DESIGN §1) with query, doc and rank or score columns; a run column
+        Long frame with query, doc and rank or score columns; a run column
         to compare two runs, a rel column to compare with the ideal ranking.
     run_a, run_b : run ids, optional
         Two runs of the frame's run column: correlates run_a's ranking of each query
@@ -374,8 +377,12 @@ def rank_correlation(
         only ranking when it has no run column -- with the *ideal ordering by label*
         over its retrieved judged documents (the labels are the reference; documents
         with equal labels tie).
-    method : {"kendall", "spearman", "tau_ap"}
-        Kendall's tau-b (default), Spearman's rho (tie-corrected), or tau_ap.
+    method : {"kendall", "spearman", "tau_ap", "rbo"}
+        Kendall's tau-b (default), Spearman's rho (tie-corrected), tau_ap, or the
+        extrapolated rank-biased overlap of two runs' full rankings
+        (:func:`pdireval.rank_biased_overlap` gives its bounds too).
+    p : float
+        RBO's persistence (``method="rbo"`` only), 0 < p < 1.
     columns : ColumnMap or dict, optional
         Which column plays which role.
 
@@ -417,6 +424,11 @@ def rank_correlation(
     q1    0.333333
     Name: kendall, dtype: float64
     """
+    if method == "rbo":
+        if run_b is None:
+            msg = "method='rbo' compares two runs' rankings; name both runs"
+            raise MetricError(msg)
+        return rank_biased_overlap(frame, run_a, run_b, p=p, columns=columns)["ext"].rename("rbo")
     _check_method(method)
     resolved = as_column_map(columns).resolve(frame)
     resolved.require(frame, "query", "doc")
