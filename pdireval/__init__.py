@@ -51,6 +51,7 @@ from pdireval.io import read_qrels, read_run, write_qrels, write_run
 from pdireval.metrics import Metric, parse_metric
 from pdireval.overlap import rank_biased_overlap, rbo
 from pdireval.pooling import pool, pool_contribution
+from pdireval.reproducibility import reproduction
 
 __all__ = [
     "ColumnMap",
@@ -90,6 +91,7 @@ __all__ = [
     "read_run",
     "recall",
     "report",
+    "reproduction",
     "rr",
     "spearman",
     "success",
