@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -68,7 +69,7 @@ _TREC: dict[str, tuple[str | None, tuple[float, ...]]] = {
     "set_relative_P": ("SetRelP", ()),
     "set_recall": ("SetR", ()),
     "set_map": ("SetAP", ()),
-    "set_F": ("SetF", ()),
+    "set_F": ("SetF(beta={})", (1.0,)),
     "num_nonrel_judged_ret": ("NumNonRelJudgedRet", ()),
 }
 _ORDER = {name: position for position, name in enumerate(_TREC)}
@@ -116,34 +117,68 @@ def _trec_name(family: str, value: float | None) -> str:
     return f"{family}_{value:g}"
 
 
+_LONG_CUTOFFS = {"P", "recall", "ndcg_cut", "map_cut", "relative_P", "success"}
+_FLOAT_CUTOFFS = {"iprec_at_recall", "Rprec_mult"}
+_FLOAT_PARAMETER = {"set_F"}  # one number that changes the value, not the printed name
+_C_FLOAT = re.compile(r"\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_C_INTEGER = re.compile(r"\s*[+-]?\d+")
+
+
+def _c_number(text: str, *, whole: bool) -> float:
+    """What C's atol (``whole``) or atof reads from ``text``: its numeric prefix, else 0."""
+    found = (_C_INTEGER if whole else _C_FLOAT).match(text)
+    return float(found.group()) if found else 0.0
+
+
+def _trec_parameters(family: str, params: str) -> tuple[float, ...]:
+    """The parameters of ``family.params``, read, sorted and checked as trec_eval does."""
+    whole = family in _LONG_CUTOFFS
+    values = [_c_number(text, whole=whole) for text in params.split(",")]
+    if family in _FLOAT_PARAMETER:
+        if len(values) != 1:
+            msg = f"trec_eval measure {family!r} takes one parameter (got {family}.{params})"
+            raise MetricError(msg)
+        return tuple(values)
+    values.sort()
+    if whole and values[0] <= 0:
+        msg = f"cutoffs must be positive whole numbers (got {family}.{params})"
+        raise MetricError(msg)
+    if len(set(values)) != len(values):
+        msg = f"duplicate cutoffs in {family}.{params}, which trec_eval refuses"
+        raise MetricError(msg)
+    return tuple(values)
+
+
 def _trec_measures(family: str, params: str | None) -> list[_Measure]:
     spelled, defaults = _TREC[family]
-    if params is not None and not defaults:
+    takes = family in _LONG_CUTOFFS | _FLOAT_CUTOFFS | _FLOAT_PARAMETER
+    if params is not None and not takes:
         msg = f"trec_eval measure {family!r} takes no parameters (got {family}.{params})"
         raise MetricError(msg)
-    if params:
-        try:
-            # trec_eval sorts the parameters ascending
-            values: tuple[float | None, ...] = tuple(
-                sorted({float(p) for p in params.split(",") if p})
-            )
-        except ValueError:
-            msg = f"cannot read the parameters of {family}.{params}; write e.g. P.5,10"
-            raise MetricError(msg) from None
-    else:
-        values = defaults or (None,)
+    values: tuple[float | None, ...] = (
+        _trec_parameters(family, params) if params is not None else defaults or (None,)
+    )
     out = []
     for index, value in enumerate(values):
-        name = _trec_name(family, value)
+        name = family if family in _FLOAT_PARAMETER else _trec_name(family, value)
         if spelled is None:
             out.append(_Measure(name, None, (_ORDER[family], index), family))
             continue
-        text = spelled.format(f"{value:g}" if value is not None else "")
+        text = spelled.format(_parameter_text(family, value))
         metric = parse_metric(text)
         kind = "sum" if family in _COUNTS else "gmean" if family in _GEOMETRIC else "mean"
         leveled = family not in _UNLEVELED
         out.append(_Measure(name, metric, (_ORDER[family], index), kind, leveled))
     return out
+
+
+def _parameter_text(family: str, value: float | None) -> str:
+    """The parameter as the pdireval name takes it."""
+    if value is None:
+        return ""
+    if family == "set_F":  # trec_eval's x weighs as beta squared: F = (1+x)PR / (xP+R)
+        return repr(math.sqrt(value)) if value > 0 else "0"
+    return f"{value:g}"
 
 
 def parse_measures(specs: Sequence[str]) -> list[_Measure]:
@@ -200,18 +235,41 @@ def _evaluate(frame: pd.DataFrame, measures: list[_Measure], args: argparse.Name
 
     metrics = {m.name: _metric(m, args.level) for m in measures if m.metric}
     unique = list(dict.fromkeys(metrics.values()))
-    values = pdireval.evaluate(
-        frame,
-        unique,
-        **_options(args),
-    )
-    return pd.DataFrame({name: values[metric.label] for name, metric in metrics.items()})
+    interpolated = [name for name, metric in metrics.items() if metric.family.name == "IPrec"]
+    counts = [parse_metric("NumRet"), _metric(_trec_measures("num_rel", None)[0], args.level)]
+    if args.judged_only and interpolated:
+        unique += [metric for metric in counts if metric not in unique]
+    values = pdireval.evaluate(frame, unique, **_options(args))
+    table = pd.DataFrame({name: values[metric.label] for name, metric in metrics.items()})
+    if args.judged_only and interpolated:
+        # trec_eval divides 0 by 0 when -J leaves a query nothing retrieved: its
+        # interpolated precision is NaN at every recall level needing no relevant document
+        num_ret, num_rel = (values[metric.label].to_numpy() for metric in counts)
+        for name in interpolated:
+            level = float(metrics[name].k or 0.0)
+            undefined = (num_ret == 0) & (np.floor(level * num_rel + 0.9) == 0)
+            table.loc[undefined, name] = np.nan
+    return table
 
 
-def _summarise(values: pd.DataFrame, measures: list[_Measure]) -> pd.DataFrame:
-    """One row per run, a column per measure, aggregated as trec_eval aggregates."""
+def _in_order(values: np.ndarray) -> float:
+    """Sum added up one value after the other, as trec_eval accumulates it."""
+    return float(np.cumsum(values)[-1]) if len(values) else 0.0
+
+
+def _summarise(values: pd.DataFrame, measures: list[_Measure], retrieved: set) -> pd.DataFrame:
+    """One row per run, a column per measure, aggregated as trec_eval aggregates.
+
+    trec_eval adds the values of the queries that retrieved something one by one, in
+    the order of their ids as strings, and divides by the number of queries (with -c,
+    of judged queries, the others adding 0 -- or log(0.00001) to a geometric mean).
+    """
     rows = {}
     for run, block in values.groupby(level="run", sort=True):
+        queries = block.index.get_level_values(-1)
+        order = np.argsort(np.asarray([str(query) for query in queries]), kind="stable")
+        block = block.iloc[order]
+        seen = np.fromiter(((run, q) in retrieved for q in queries[order]), bool, len(order))
         row: dict[str, object] = {}
         for m in measures:
             if m.summary == "runid":
@@ -220,13 +278,16 @@ def _summarise(values: pd.DataFrame, measures: list[_Measure]) -> pd.DataFrame:
                 row[m.name] = len(block)
             else:
                 column = block[m.name].to_numpy(dtype=np.float64)
-                if m.summary == "sum":
+                if not len(column):
+                    row[m.name] = 0.0
+                elif m.summary == "sum":
                     row[m.name] = round(math.fsum(column))
                 elif m.summary == "gmean":
-                    logs = np.log(np.maximum(column, 1e-5))
-                    row[m.name] = math.exp(math.fsum(logs) / len(column)) if len(column) else 0.0
+                    logs = np.log(np.maximum(column[seen], 1e-5))
+                    total = _in_order(logs) + np.count_nonzero(~seen) * math.log(1e-5)
+                    row[m.name] = math.exp(total / len(column))
                 else:
-                    row[m.name] = math.fsum(column) / len(column) if len(column) else 0.0
+                    row[m.name] = _in_order(column[seen]) / len(column)
         rows[run] = row
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index.name = "run"
@@ -238,7 +299,8 @@ def _value(measure: _Measure, value: object) -> str:
         return str(value)
     if measure.summary in ("num_q", "sum") or measure.name in _COUNTS:
         return str(round(float(value)))  # type: ignore[arg-type]
-    return f"{float(value):.4f}"  # type: ignore[arg-type]
+    number = float(value)  # type: ignore[arg-type]
+    return "-nan" if math.isnan(number) else f"{number:.4f}"  # C's printf of 0.0 / 0.0
 
 
 def _trec_lines(run, values, summary, measures, retrieved, args) -> list[str]:
@@ -277,7 +339,15 @@ def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, set]:
             raise _UsageError(msg)
     run = pd.concat(runs, ignore_index=True)
     retrieved = set(zip(run["run"], run["query"], strict=True))
-    return merge_qrels(run, qrels), retrieved
+    merged = merge_qrels(run, qrels)
+    overlap = merged.attrs["pdireval"]["queries"]
+    if overlap["both"] < overlap["run"]:  # trec_eval leaves them out without a word
+        print(
+            f"pdireval: note: {overlap['run'] - overlap['both']} of the runs' {overlap['run']} "
+            f"queries have no judgments and are left out, e.g. {overlap['run_only']}",
+            file=sys.stderr,
+        )
+    return merged, retrieved
 
 
 def _pdireval_labels(measures: list[_Measure]) -> dict[str, str]:
@@ -311,7 +381,7 @@ def _run_eval(args: argparse.Namespace) -> int:
         msg = f"--baseline {args.baseline!r} is not a run tag; tags: {sorted(set(frame['run']))}"
         raise _UsageError(msg)
     values = _evaluate(frame, measures, args)
-    summary = _summarise(values, measures)
+    summary = _summarise(values, measures, retrieved)
     if fmt == "trec":
         lines = []
         for run in summary.index:

@@ -169,7 +169,7 @@ def pool_contribution(
     >>> import pdireval
     >>> from pdireval.datasets import example_qrels, example_run
     >>> table = pdireval.pool_contribution(example_run(), example_qrels(), depth=10)
-    >>> table.loc["strong", ["pooled", "unique"]].tolist()
+    >>> [int(count) for count in table.loc["strong", ["pooled", "unique"]]]
     [500, 218]
     """
     depth = _depth(depth)

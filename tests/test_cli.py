@@ -9,6 +9,7 @@ measures pdireval has are compared -- in trec_eval's order, digit for digit.
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -177,3 +178,110 @@ def test_python_dash_m_and_console_entry_point():
     assert result.returncode == 0
     assert "--baseline" in result.stdout
     assert "QRELS" not in result.stderr
+
+
+# ----------------------------------------------------------------- corners found against trec_eval
+
+QRELS_J = "1 0 a 1\n1 0 b 0\n2 0 x 0\n3 0 y 1\n3 0 z 2\n"
+#: query 2 retrieves only an unjudged document, query 4 has no judgments at all
+RUN_J = (
+    "1 Q0 a 1 3.0 r\n1 Q0 c 2 2.0 r\n2 Q0 u 1 1.0 r\n3 Q0 u 1 2.0 r\n3 Q0 y 2 1.0 r\n4 Q0 y 1 1 r\n"
+)
+
+
+def _files(tmp_path: Path, qrels: str, run: str) -> tuple[Path, Path]:
+    (tmp_path / "q").write_text(qrels)
+    (tmp_path / "r").write_text(run)
+    return tmp_path / "q", tmp_path / "r"
+
+
+def _lines(out: str) -> dict[tuple[str, str], str]:
+    return {(m.strip(), q): v for m, q, v in (line.split("\t") for line in out.splitlines())}
+
+
+def test_judged_only_prints_nan_where_trec_eval_divides_zero_by_zero(capsys, tmp_path):
+    """-J leaves query 2 nothing retrieved: trec_eval's interpolated precision is 0/0
+    (printed -nan) at every level needing no relevant document, and so is the mean."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels, run = _files(tmp_path, QRELS_J, RUN_J)
+    args = ["-q", "-J", "-m", "iprec_at_recall..0.15,0.9", "-m", "set_F.0.25", qrels, run]
+    status, out, err = run_cli(capsys, *args)
+    assert status == 0
+    assert "1 of the runs' 4 queries have no judgments" in err
+    lines = _lines(out)
+    judgments = {"1": {"a": 1, "b": 0}, "2": {"x": 0}, "3": {"y": 1, "z": 2}}
+    ranking = {"1": {"a": 3.0, "c": 2.0}, "2": {"u": 1.0}, "3": {"u": 2.0, "y": 1.0}}
+    measures = {"set_F.0.25", "iprec_at_recall.0.0,0.9"}
+    reference = pytrec_eval.RelevanceEvaluator(judgments, measures, judged_docs_only_flag=True)
+    for query, values in reference.evaluate(ranking).items():
+        for name, value in values.items():
+            shown = "-nan" if value != value else f"{value:.4f}"
+            assert lines[name, query] == shown, (name, query)
+    assert lines["iprec_at_recall_0.00", "2"] == "-nan"
+    assert lines["iprec_at_recall_0.00", "all"] == "-nan"
+    assert lines["set_F", "all"] == "0.6111"  # (1 + 0 + 0.8333) / 3
+
+
+def test_means_add_up_in_query_order_as_trec_eval(capsys, tmp_path):
+    """trec_eval adds the per-query values one by one, in query id order, and divides:
+    here that gives 0.64374999..., printed 0.6437, where the exact mean 0.64375 would
+    print 0.6438."""
+    rprec = [0.5, 1.0, 0.4, 0.0, 1.0, 2 / 3, 1.0, 7 / 12]  # R-precision of queries 1..8
+    relevant_in_top = [(2, 1), (1, 1), (5, 2), (1, 0), (1, 1), (3, 2), (1, 1), (12, 7)]
+    qrels, run = [], []
+    for query, (num_rel, found) in enumerate(relevant_in_top, start=1):
+        qrels += [f"{query} 0 rel{i} 1" for i in range(num_rel)]
+        ranking = [f"rel{i}" for i in range(found)] + [f"other{i}" for i in range(num_rel - found)]
+        run += [f"{query} Q0 {doc} {r} {100 - r} t" for r, doc in enumerate(ranking, start=1)]
+    qrels_path, run_path = _files(tmp_path, "\n".join(qrels) + "\n", "\n".join(run) + "\n")
+    status, out, _ = run_cli(capsys, "-q", "-m", "Rprec", qrels_path, run_path)
+    assert status == 0
+    lines = _lines(out)
+    assert [float(lines["Rprec", str(q)]) for q in range(1, 9)] == pytest.approx(rprec, abs=5e-5)
+    total = 0.0
+    for value in rprec:
+        total += value
+    assert f"{total / 8:.4f}" == "0.6437" != f"{math.fsum(rprec) / 8:.4f}"
+    assert lines["Rprec", "all"] == "0.6437"
+
+
+@pytest.mark.parametrize(
+    ("measure", "names"),
+    [
+        ("iprec_at_recall..0.15,0.9", ["iprec_at_recall_0.00", "iprec_at_recall_0.90"]),
+        ("P.10,5", ["P_5", "P_10"]),
+        ("P.5x,2", ["P_2", "P_5"]),  # atol reads "5x" as 5
+        ("set_F.0.25", ["set_F"]),
+        ("set_F", ["set_F"]),
+    ],
+)
+def test_measure_parameters_are_read_as_trec_eval_reads_them(capsys, tmp_path, measure, names):
+    qrels, run = _files(tmp_path, QRELS_J, RUN_J)
+    status, out, _ = run_cli(capsys, "-m", measure, qrels, run)
+    assert status == 0
+    assert [line.split("\t")[0].strip() for line in out.splitlines()] == names
+
+
+@pytest.mark.parametrize(
+    ("measure", "message"),
+    [
+        ("P.5,5", "duplicate cutoffs"),
+        ("P.0,5", "positive whole numbers"),
+        ("P.abc", "positive whole numbers"),
+        ("iprec_at_recall.0.5,.5", "duplicate cutoffs"),
+        ("set_F.1,2", "takes one parameter"),
+    ],
+)
+def test_measure_parameters_trec_eval_refuses(capsys, tmp_path, measure, message):
+    qrels, run = _files(tmp_path, QRELS_J, RUN_J)
+    status, _, err = run_cli(capsys, "-m", measure, qrels, run)
+    assert status == 1
+    assert message in err
+
+
+def test_no_shared_query_is_an_error(capsys, tmp_path):
+    qrels, run = _files(tmp_path, "1 0 a 1\n", "2 Q0 a 1 1.0 r\n")
+    status, out, err = run_cli(capsys, qrels, run)
+    assert status != 0
+    assert out == ""
+    assert "none of the run's 1 queries is in the qrels" in err
