@@ -78,7 +78,7 @@ def _aligned(table: pd.DataFrame, label: str) -> pd.DataFrame:
         lacking = [run for run in wide.columns if missing.loc[partial, run].any()]
         shown = queries[:_SHOWN] + (["..."] if len(queries) > _SHOWN else [])
         where = f"{len(queries)} quer{'y' if len(queries) == 1 else 'ies'}"
-        undefined = table[label].unstack(level=0, fill_value=0.0).isna()  # NaN values, not rows
+        undefined = table[label].unstack(level=0, fill_value=0).isna()  # NaN values, not rows
         if undefined.loc[partial].any().any():  # the rows exist: the metric is undefined there
             msg = (
                 f"{label} is undefined (NaN) for runs {lacking} on {where} where other runs "

@@ -201,11 +201,12 @@ def _comparisons(book: Any, report: Report, digits: int) -> None:
     sheet.header(names, text_columns=3)
     value = _number(digits)
     signed = f'+{value};"−"{value};{value}'
-    for row, record in enumerate(table.itertuples(index=False), start=2):
+    records: list[Any] = list(table.itertuples(index=False))
+    for row, record in enumerate(records, start=2):
         better = record.significant and record.delta > 0
         worse = record.significant and record.delta < 0
         fill = GREEN if better else RED if worse else None
-        cells = [
+        cells: list[tuple[Any, dict[str, Any]]] = [
             (_plain(record.run), {}),
             (_plain(record.baseline), {}),
             (str(record.metric), {}),
@@ -237,6 +238,7 @@ def _comparisons(book: Any, report: Report, digits: int) -> None:
 def _efficiency(book: Any, report: Report) -> None:
     sheet = _Sheet(book, "Efficiency")
     table = report.efficiency
+    assert table is not None  # the sheet is written only for timed runs
     names = ["Run", "Queries", "Mean (ms)", "Median (ms)", "p95 (ms)", "p99 (ms)", "Queries/s"]
     sheet.header(names)
     for row, (run, stats) in enumerate(table.iterrows(), start=2):

@@ -151,7 +151,7 @@ class Report:
             cells = []
             for label in self.summary.columns:
                 text = format_value(row[label], digits)
-                half = self.intervals.loc[run, label] if ci else np.nan
+                half = float(self.intervals.loc[run, label]) if ci else np.nan  # type: ignore[arg-type, index]
                 if text and ci and not math.isnan(half):
                     text += f" ± {format_value(half, digits)}"
                 cells.append((text, marks.text(run, str(label)), run in best.get(str(label), ())))
@@ -239,7 +239,12 @@ class Report:
     def per_query_flat(self) -> pd.DataFrame:
         """The per-query table with flat columns: metric, query, one per run, ``run - base``."""
         base = self.settings.get("per_query_baseline")
-        names = [str(run) if stat == "value" else f"{run} - {base}" for stat, run in self.per_query]
+        names = [
+            str(run) if stat == "value" else f"{run} - {base}"
+            for stat, run in zip(
+                *(self.per_query.columns.get_level_values(i) for i in (0, 1)), strict=True
+            )
+        ]
         flat = self.per_query.copy()
         flat.columns = names
         return flat.reset_index()
@@ -421,12 +426,13 @@ class Report:
                 self.efficiency_text().to_html(index=False, border=0),
                 "</details>",
             ]
-        flat = self.per_query_flat()
+        per_query = self.per_query_flat()
         if per_query_rows:
-            shown = flat.head(per_query_rows)
+            first_rows = per_query.head(per_query_rows)
             parts += [
-                f"<details><summary>Per query (first {len(shown)} of {len(flat)} rows)</summary>",
-                shown.to_html(index=False, border=0, float_format=lambda v: f"{v:.{digits}f}"),
+                f"<details><summary>Per query (first {len(first_rows)} of {len(per_query)} rows)"
+                "</summary>",
+                first_rows.to_html(index=False, border=0, float_format=lambda v: f"{v:.{digits}f}"),
                 "</details>",
             ]
         parts.append("</div>")
@@ -572,5 +578,5 @@ def _half_widths(table: pd.DataFrame) -> pd.DataFrame:
         index=count.index,
         columns=count.columns,
     )
-    half = factor * spread / np.sqrt(count)
+    half = pd.DataFrame(factor * spread / np.sqrt(count))
     return half.where(count >= 2)

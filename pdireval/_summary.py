@@ -159,8 +159,15 @@ def summary_table(
 
 
 #: The efficiency statistics of a run, in the order shown.
-EFFICIENCY = ("queries", "latency_mean", "latency_median", "latency_p95", "latency_p99")
-EFFICIENCY += ("qps", "mrt")
+EFFICIENCY: tuple[str, ...] = (
+    "queries",
+    "latency_mean",
+    "latency_median",
+    "latency_p95",
+    "latency_p99",
+    "qps",
+    "mrt",
+)
 
 
 def efficiency_table(latency: pd.Series) -> pd.DataFrame:

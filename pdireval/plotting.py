@@ -256,10 +256,10 @@ def pr_curve(
         ax = _axes(ax, (7.0, 4.5))
         if per_query:
             queries = pr_curve_table(frame, points=points, rel=rel, columns=columns, **options)
-            keys = [run, queries.columns[queries.columns.get_loc("recall") - 1]]
-            keys = [key for key in keys if key is not None]
-            for key, part in queries.groupby(keys, sort=True, observed=True):
-                owner = key[0] if run is not None else None
+            recall_at = list(queries.columns).index("recall")
+            keys = [key for key in (run, queries.columns[recall_at - 1]) if key is not None]
+            for group, part in queries.groupby(keys, sort=True, observed=True):
+                owner = group[0] if run is not None else None
                 ax.plot(part["recall"], part["precision"], color=colours[owner], alpha=0.15, lw=0.8)
         for key, part in runs.items():
             ax.plot(
@@ -364,7 +364,7 @@ def per_query(
                 x = np.arange(len(delta)) - 0.4 + width * (i + 0.5)
                 ax.bar(x, delta.to_numpy(), width=width, color=colours[run], label=name)
             else:
-                x = np.arange(len(delta))
+                x = np.arange(len(delta), dtype=np.float64)
                 ax.plot(x, delta.to_numpy(), color=colours[run], lw=1.3, label=name)
             if len(runs) == 1 and len(delta) <= MAX_QUERY_TICKS:
                 ax.set_xticks(np.arange(len(delta)), [str(q) for q in delta.index], rotation=90)
@@ -437,11 +437,12 @@ def distribution(
     data = [part.to_numpy(dtype=np.float64) for part in runs.values()]
     with _style():
         ax = _axes(ax, (7.0, 1.3 + 0.5 * len(runs)))
-        boxes = {"positions": positions, "widths": 0.55, "showfliers": not points}
+        boxes: dict[str, Any] = {"positions": positions, "widths": 0.55, "showfliers": not points}
+        boxes["medianprops"] = {"color": "black"}
         try:  # matplotlib >= 3.10 names the direction
-            ax.boxplot(data, orientation="horizontal", medianprops={"color": "black"}, **boxes)
+            ax.boxplot(data, orientation="horizontal", **boxes)
         except TypeError:
-            ax.boxplot(data, vert=False, medianprops={"color": "black"}, **boxes)
+            ax.boxplot(data, vert=False, **boxes)
         if points:
             rng = np.random.default_rng(0)
             for position, (run, values) in zip(positions, runs.items(), strict=True):
@@ -765,11 +766,11 @@ def _systems_table(
     if ci is None:
         if isinstance(table, pd.Series):  # no run column: Series by metric
             return pd.DataFrame({agg: [table[label]]}, index=[None])
-        return table[[label]].rename(columns={label: agg})
+        return pd.DataFrame(table[[label]]).rename(columns={label: agg})
     if isinstance(table.columns, pd.MultiIndex):  # runs x (metric, stat)
         return pd.DataFrame(table[label])
-    single = table.loc[[label], [agg, "ci_low", "ci_high"]]  # metric x stat
-    single.index = [None]
+    single = pd.DataFrame(table.loc[[label], [agg, "ci_low", "ci_high"]])  # metric x stat
+    single.index = pd.Index([None])
     return single
 
 
@@ -815,7 +816,7 @@ class PlotAccessor:
         if kind not in self._kinds:
             msg = f"kind={kind!r} is not a pdireval plot; use one of {list(self._kinds)}"
             raise MetricError(msg)
-        return getattr(self, kind)(*args, **kwargs)  # type: ignore[no-any-return]
+        return getattr(self, kind)(*args, **kwargs)
 
     def pr_curve(self, points: int = 11, per_query: bool = False, **kwargs: Any) -> Axes:
         """Averaged interpolated precision-recall curves; see :func:`plotting.pr_curve`."""
