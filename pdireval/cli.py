@@ -4,6 +4,7 @@ Usage::
 
     pdireval QRELS RUN [RUN ...] [-m MEASURE ...] [-q] [-c] [-n] [-l LEVEL] [-M DEPTH] [-J]
              [--format trec|table|csv|json|markdown|latex|xlsx] [-o FILE] [--baseline RUN]
+             [--load MODULE]   # e.g. a file declaring metrics with pdireval.metrics.define
     pdireval demo        # evaluate and compare the built-in example collection
 
 With one run, the default ``--format trec`` prints what trec_eval 9.0.8 prints, line for
@@ -18,6 +19,8 @@ pdireval names (``nDCG@10``).
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.util
 import json
 import math
 import re
@@ -30,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval._errors import MetricError, PdirevalError
+from pdireval._version import __version__
 from pdireval.metrics import Metric, parse_metric
 
 __all__ = ["main"]
@@ -547,7 +551,42 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("-o", dest="output", metavar="FILE", help="write to FILE")
     parser.add_argument("--baseline", metavar="RUN", help="compare every run with this run tag")
+    parser.add_argument(
+        "--load",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import a Python module or .py file first, e.g. one declaring metrics with "
+        "pdireval.metrics.define, so that -m can name them; repeat for several",
+    )
+    parser.add_argument("--version", action="version", version=f"pdireval {__version__}")
     return parser
+
+
+def _load_modules(names: Sequence[str]) -> None:
+    """Import each ``--load`` module (a dotted name, or a path to a .py file)."""
+    for name in names:
+        path = Path(name)
+        try:
+            if path.suffix == ".py":
+                spec = importlib.util.spec_from_file_location(path.stem, path)
+                if spec is None or spec.loader is None or not path.is_file():
+                    msg = f"--load {name}: no such Python file"
+                    raise _UsageError(msg)
+                module = importlib.util.module_from_spec(spec)
+                sys.modules[path.stem] = module
+                spec.loader.exec_module(module)
+            else:
+                sys.path.insert(0, str(Path.cwd()))
+                try:
+                    importlib.import_module(name)
+                finally:
+                    sys.path.remove(str(Path.cwd()))
+        except _UsageError:
+            raise
+        except Exception as error:  # the user's module: say which one failed, and how
+            msg = f"--load {name} failed: {type(error).__name__}: {error}"
+            raise _UsageError(msg) from error
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -562,9 +601,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        if not argv or argv == ["demo"]:
+        if not argv:
+            _parser().print_usage(sys.stderr)
+            print("pdireval: try 'pdireval demo', or 'pdireval --help'", file=sys.stderr)
+            return 2
+        if argv[0] == "demo":
+            if len(argv) > 1:
+                msg = f"'pdireval demo' takes no arguments (got {' '.join(argv[1:])})"
+                raise _UsageError(msg)
             return demo()
         args = _parser().parse_args(argv)
+        _load_modules(args.load)
         return _run_eval(args)
     except BrokenPipeError:  # e.g. pdireval demo | head
         sys.stderr.close()

@@ -285,3 +285,61 @@ def test_no_shared_query_is_an_error(capsys, tmp_path):
     assert status != 0
     assert out == ""
     assert "none of the run's 1 queries is in the qrels" in err
+
+
+USER_METRIC = """
+import numpy as np
+from pdireval.metrics import define
+
+
+def precision(ranked, *, k, rel):
+    top = ranked.relevant(rel) & (ranked.position <= k)
+    return ranked.per_query_count(top) / k
+
+
+define("CliP", precision, cutoff="required", replace=True)
+"""
+
+
+@pytest.fixture
+def forget_cli_metric():
+    yield
+    from pdireval.metrics import REGISTRY
+
+    REGISTRY.pop("CliP", None)
+    sys.modules.pop("mine", None)
+
+
+@pytest.mark.usefixtures("forget_cli_metric")
+def test_load_makes_a_user_metric_nameable(capsys, tmp_path):
+    (tmp_path / "mine.py").write_text(USER_METRIC)
+    qrels, run = _files(tmp_path, QRELS_J, RUN_J)
+    status, out, _ = run_cli(capsys, "--load", tmp_path / "mine.py", "-q", "-m", "CliP@2",
+                             "-m", "P.2", qrels, run)  # fmt: skip
+    assert status == 0
+    lines = _lines(out)
+    for query in ("1", "2", "3", "all"):
+        assert lines["CliP@2", query] == lines["P_2", query]
+    status, _, err = run_cli(capsys, "--load", tmp_path / "absent.py", qrels, run)
+    assert status == 2
+    assert "no such Python file" in err
+    (tmp_path / "broken.py").write_text("raise RuntimeError('boom')\n")
+    status, _, err = run_cli(capsys, "--load", tmp_path / "broken.py", qrels, run)
+    assert status == 2
+    assert "--load" in err
+    assert "RuntimeError: boom" in err
+
+
+def test_no_arguments_print_the_usage_and_version_is_known(capsys):
+    status, out, err = run_cli(capsys)
+    assert status == 2
+    assert out == ""
+    assert "usage: pdireval" in err
+    assert "pdireval demo" in err
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out.startswith("pdireval 0.")
+    status, _, err = run_cli(capsys, "demo", "extra")
+    assert status == 2
+    assert "takes no arguments" in err
