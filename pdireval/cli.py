@@ -28,13 +28,17 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from pdireval._errors import MetricError, PdirevalError
+from pdireval._errors import MetricError, MissingDependencyError, PdirevalError
 from pdireval._version import __version__
 from pdireval.metrics import Metric, parse_metric
+
+if TYPE_CHECKING:
+    from pdireval._report import Report
 
 __all__ = ["main"]
 
@@ -185,24 +189,29 @@ def _parameter_text(family: str, value: float | None) -> str:
     return f"{value:g}"
 
 
-def parse_measures(specs: Sequence[str]) -> list[_Measure]:
-    """Turn ``-m`` arguments into measures, in trec_eval's print order, duplicates dropped."""
-    measures: list[_Measure] = []
+def parse_measures(specs: Sequence[str], *, trec_order: bool = True) -> list[_Measure]:
+    """Turn ``-m`` arguments into measures, duplicates dropped: in trec_eval's print order,
+    or (``trec_order=False``, for the tables) in the order asked."""
+    asked: list[tuple[int, _Measure]] = []
     for position, spec in enumerate(specs):
         if spec in ("official", "all_trec"):
             families = _OFFICIAL if spec == "official" else list(_TREC)
             for family in families:
-                measures.extend(_trec_measures(family, None))
+                asked += [(position, m) for m in _trec_measures(family, None)]
             continue
         family, dot, params = spec.partition(".")
         if family in _TREC:
-            measures.extend(_trec_measures(family, params if dot else None))
+            asked += [(position, m) for m in _trec_measures(family, params if dot else None)]
             continue
         metric = parse_metric(spec)  # a pdireval name; raises MetricError with a hint
         metric.validate()
-        measures.append(_Measure(metric.label, metric, (len(_TREC), position)))
-    unique = {(m.name, m.summary): m for m in measures}
-    return sorted(unique.values(), key=lambda m: m.order)
+        asked.append((position, _Measure(metric.label, metric, (len(_TREC), position))))
+    first = {}
+    for position, m in asked:
+        first.setdefault((m.name, m.summary), (position, m))
+    if trec_order:
+        return sorted((m for _, m in first.values()), key=lambda m: m.order)
+    return [m for _, m in sorted(first.values(), key=lambda pair: (pair[0], pair[1].order))]
 
 
 def _metric(measure: _Measure, level: int | None) -> Metric:
@@ -379,7 +388,7 @@ def _run_eval(args: argparse.Namespace) -> int:
 
     fmt = args.format or ("trec" if len(args.runs) == 1 else "table")
     default = ["official"] if fmt == "trec" else list(_COMPACT)
-    measures = parse_measures(args.measures or default)
+    measures = parse_measures(args.measures or default, trec_order=fmt == "trec")
     frame, retrieved = _load(args)
     if args.baseline is not None and args.baseline not in set(frame["run"]):
         msg = f"--baseline {args.baseline!r} is not a run tag; tags: {sorted(set(frame['run']))}"
@@ -397,13 +406,13 @@ def _run_eval(args: argparse.Namespace) -> int:
     labels = _pdireval_labels(measures)
     table = (values if args.per_query else summary)[list(labels)].rename(columns=labels)
     comparison = None
-    if args.baseline is not None:
+    if args.baseline is not None and fmt in ("csv", "json"):
         comparison = _comparison(frame, measures, args)
     if fmt == "table":
         text = table.to_string(float_format=lambda v: f"{v:.4f}") + "\n"
-        if comparison is not None:
-            text += f"\nCompared with {args.baseline}:\n" + comparison.to_string(index=False)
-            text += "\n"
+        if args.baseline is not None:  # the paper table with its marks, then the comparisons
+            summary_text = "" if not args.per_query else text + "\n"
+            text = summary_text + _comparison_text(frame, measures, args)
         _write(text, args.output)
     elif fmt == "csv":
         _write((comparison if comparison is not None else table).to_csv(), args.output)
@@ -455,10 +464,19 @@ def _comparison(frame: pd.DataFrame, measures: list[_Measure], args) -> pd.DataF
     return result[[*keep, "significant", "wins", "ties", "losses"]].round(4)
 
 
-def _comparison_text(frame, measures, args) -> str:
-    return f"Compared with {args.baseline}:\n" + _comparison(frame, measures, args).to_string(
-        index=False
-    )
+def _report_text(report: Report) -> str:
+    """The paper table with its marks and legend, then the comparisons, as plain text."""
+    table = report.table().to_string()
+    comparison = report.comparison_text().to_string(index=False)
+    return f"{table}\n{report.legend()}\n\n{comparison}\n"
+
+
+def _comparison_text(frame: pd.DataFrame, measures: list[_Measure], args) -> str:
+    import pdireval
+
+    metrics = _metrics(measures, args.level)
+    report = pdireval.report(frame, metrics, baseline=args.baseline, **_options(args))
+    return f"Compared with {args.baseline}:\n\n" + _report_text(report)
 
 
 def demo(output=None) -> int:
@@ -471,31 +489,16 @@ def demo(output=None) -> int:
     metrics = list(_COMPACT)
     print("pdireval demo: 50 topics, graded judgments, three runs (pdireval.datasets)\n", file=out)
     with pd.option_context("display.width", 120):
-        summary = frame.ireval.summary(metrics).loc[["strong", "medium", "weak"]]
-        print("Mean over topics (AP column = MAP, RR column = MRR)\n", file=out)
-        print(summary.to_string(float_format=lambda v: f"{v:.4f}"), file=out)
-        values = frame.ireval.evaluate(metrics)
-        base = values.xs("medium", level="run")
-        rows = []
-        for run in ("strong", "weak"):
-            delta = values.xs(run, level="run") - base
-            for metric in metrics:
-                d = delta[metric]
-                rows.append((run, metric, d.mean(), int((d > 1e-12).sum()),
-                             int((d.abs() <= 1e-12).sum()), int((d < -1e-12).sum())))  # fmt: skip
-        table = pd.DataFrame(rows, columns=["run", "metric", "delta", "wins", "ties", "losses"])
         try:
-            compared = pdireval.compare(frame, metrics, baseline="medium", test="t")
-            p = compared.set_index(["run", "metric"])["p_adjusted"]
-            table["p (t, holm)"] = [
-                p[(run, metric)] for run, metric in zip(table["run"], table["metric"], strict=True)
-            ]
-        except ImportError:
-            table["p (t, holm)"] = np.nan
-            note = "(install scipy -- pip install 'pdireval[stats]' -- for p-values)"
-            print(f"\n{note}", file=out)
-        print("\nEach run against 'medium' (per-topic differences)\n", file=out)
-        print(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"), file=out)
+            report = pdireval.report(frame, metrics, baseline="medium")
+        except MissingDependencyError as error:  # a bare install: no scipy for the tests
+            summary = frame.ireval.summary(metrics).loc[["strong", "medium", "weak"]]
+            print("Mean over topics (AP = MAP, RR = MRR)\n", file=out)
+            print(summary.to_string(float_format=lambda v: f"{v:.4f}"), file=out)
+            print(f"\n({error})", file=out)
+        else:
+            print("Mean over topics (AP = MAP, RR = MRR); each run against 'medium'\n", file=out)
+            print(_report_text(report), file=out, end="")
     print(f"\npdireval {pdireval.__version__} -- try: pdireval QRELS RUN -q -m map", file=out)
     return 0
 

@@ -169,7 +169,8 @@ def test_demo_prints_the_comparison(capsys):
     assert "strong" in out
     assert "medium" in out
     assert "weak" in out
-    assert "Each run against 'medium'" in out
+    assert "each run against 'medium'" in out
+    assert "significantly better/worse than medium" in out
 
 
 def test_python_dash_m_and_console_entry_point():
