@@ -25,7 +25,8 @@ import json
 import math
 import re
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -206,7 +207,7 @@ def parse_measures(specs: Sequence[str], *, trec_order: bool = True) -> list[_Me
         metric = parse_metric(spec)  # a pdireval name; raises MetricError with a hint
         metric.validate()
         asked.append((position, _Measure(metric.label, metric, (len(_TREC), position))))
-    first = {}
+    first: dict[tuple[str, str], tuple[int, _Measure]] = {}
     for position, m in asked:
         first.setdefault((m.name, m.summary), (position, m))
     if trec_order:
@@ -341,8 +342,8 @@ def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, set]:
     from pdireval._prepare.merge import merge_qrels
     from pdireval.io import read_qrels, read_run
 
-    qrels = read_qrels(args.qrels)
-    runs = [read_run(path) for path in args.runs]
+    qrels = _reading(args.qrels, read_qrels)
+    runs = [_reading(path, read_run) for path in args.runs]
     names = [name for run in runs for name in run["run"].unique()]
     if len(set(names)) != len(names):  # e.g. two files tagged STANDARD: name runs by file
         runs = [run.assign(run=Path(path).name) for run, path in zip(runs, args.runs, strict=True)]
@@ -361,6 +362,28 @@ def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, set]:
             file=sys.stderr,
         )
     return merged, retrieved
+
+
+_LARGE_FILE = 50_000_000  # bytes: about a second of reading
+
+
+def _progress(message: str) -> None:
+    """A sign of life on stderr, only when a person watches it (a terminal): never in
+    pipes, files or tests."""
+    if sys.stderr.isatty():
+        print(f"pdireval: {message}", file=sys.stderr, flush=True)
+
+
+def _reading(path: str, read: Callable[[str], pd.DataFrame]) -> pd.DataFrame:
+    """Read one TREC file, telling a watching user what takes the time."""
+    size = Path(path).stat().st_size if Path(path).is_file() else 0
+    if size > _LARGE_FILE:
+        _progress(f"reading {path} ({size / 1e6:,.0f} MB) ...")
+    started = time.perf_counter()
+    frame = read(path)
+    if size > _LARGE_FILE:
+        _progress(f"read {len(frame):,} lines in {time.perf_counter() - started:.1f} s")
+    return frame
 
 
 def _pdireval_labels(measures: list[_Measure]) -> dict[str, str]:
@@ -393,6 +416,8 @@ def _run_eval(args: argparse.Namespace) -> int:
     if args.baseline is not None and args.baseline not in set(frame["run"]):
         msg = f"--baseline {args.baseline!r} is not a run tag; tags: {sorted(set(frame['run']))}"
         raise _UsageError(msg)
+    if len(frame) > 5_000_000:
+        _progress(f"evaluating {len(frame):,} rows ...")
     values = _evaluate(frame, measures, args)
     summary = _summarise(values, measures, retrieved)
     if fmt == "trec":
