@@ -295,13 +295,17 @@ class Report:
         weak & 0.2161$^{\blacktriangledown}$ \\
         \bottomrule
         \end{tabular}
-        \par\smallskip{\footnotesize $^{\blacktriangle}$/$^{\blacktriangledown}$: significantly
-        better/worse than medium; paired t-test, Holm's correction over 2 comparisons,
-        $\alpha$ = 0.05. Best value per metric in bold.}
+        \par\smallskip\begin{minipage}{\linewidth}\footnotesize
+        $^{\blacktriangle}$/$^{\blacktriangledown}$: significantly better/worse than medium;
+        paired t-test, Holm's correction over 2 comparisons, $\alpha$ = 0.05. Best value per
+        metric in bold.
+        \end{minipage}
         \end{table}
         """
         labels = [str(label) for label in self.summary.columns]
         lines = [r"\begin{table}", r"\centering"]
+        if ci:  # mean +- half-width cells are wide: a smaller font and tighter columns
+            lines += [r"\small", r"\setlength{\tabcolsep}{4pt}"]
         if caption:
             lines.append(rf"\caption{{{_latex_escape(caption)}}}")
         if label:
@@ -332,7 +336,11 @@ class Report:
             WORSE, r"$^{\blacktriangledown}$"
         )
         legend = legend.replace("alpha", r"$\alpha$")
-        lines.append(r"\par\smallskip{\footnotesize " + legend + " Best value per metric in bold.}")
+        lines += [
+            r"\par\smallskip\begin{minipage}{\linewidth}\footnotesize",
+            legend + " Best value per metric in bold.",
+            r"\end{minipage}",
+        ]
         lines.append(r"\end{table}")
         return "\n".join(lines)
 
