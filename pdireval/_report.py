@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval._comparison import compare_table, per_query_table
+from pdireval._excel import write_workbook
 from pdireval._format import (
     BETTER,
     WORSE,
@@ -32,6 +33,7 @@ from pdireval._format import (
     format_value,
 )
 from pdireval._options import Evaluation, Significance
+from pdireval._significance import scipy_stats
 from pdireval._summary import aggregate, efficiency_table
 from pdireval._version import __version__
 from pdireval.metrics._base import Metric
@@ -482,8 +484,6 @@ class Report:
         MissingDependencyError
             openpyxl is not installed (``pip install 'pdireval[excel]'``).
         """
-        from pdireval._excel import write_workbook
-
         return write_workbook(self, Path(path), digits)
 
 
@@ -576,8 +576,6 @@ def build_report(
 
 def _half_widths(table: pd.DataFrame) -> pd.DataFrame:
     """Half-width of the 95% Student t interval of each run's mean, per metric."""
-    from pdireval._significance import scipy_stats
-
     stats = scipy_stats()
     grouped = table.groupby(level=0, sort=True, observed=True)
     count, spread = grouped.count(), grouped.std(ddof=1)

@@ -34,8 +34,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+import pdireval
 from pdireval._errors import MetricError, MissingDependencyError, PdirevalError
+from pdireval._prepare.merge import merge_qrels
 from pdireval._version import __version__
+from pdireval.datasets import example
+from pdireval.io import read_qrels, read_run
 from pdireval.metrics import Metric, parse_metric
 
 if TYPE_CHECKING:
@@ -245,8 +249,6 @@ def _options(args: argparse.Namespace) -> dict:
 
 def _evaluate(frame: pd.DataFrame, measures: list[_Measure], args: argparse.Namespace):
     """Per-query values (index (run, query)) with one column per measure name."""
-    import pdireval
-
     metrics = {m.name: _metric(m, args.level) for m in measures if m.metric}
     unique = list(dict.fromkeys(metrics.values()))
     interpolated = [name for name, metric in metrics.items() if metric.family.name == "IPrec"]
@@ -339,9 +341,6 @@ def _trec_lines(run, values, summary, measures, retrieved, args) -> list[str]:
 
 
 def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, set]:
-    from pdireval._prepare.merge import merge_qrels
-    from pdireval.io import read_qrels, read_run
-
     qrels = _reading(args.qrels, read_qrels)
     runs = [_reading(path, read_run) for path in args.runs]
     names = [name for run in runs for name in run["run"].unique()]
@@ -407,8 +406,6 @@ def _write(text: str | bytes, output: str | None) -> None:
 
 
 def _run_eval(args: argparse.Namespace) -> int:
-    import pdireval
-
     fmt = args.format or ("trec" if len(args.runs) == 1 else "table")
     default = ["official"] if fmt == "trec" else list(_COMPACT)
     measures = parse_measures(args.measures or default, trec_order=fmt == "trec")
@@ -476,8 +473,6 @@ def _run_eval(args: argparse.Namespace) -> int:
 
 
 def _comparison(frame: pd.DataFrame, measures: list[_Measure], args) -> pd.DataFrame:
-    import pdireval
-
     metrics = _metrics(measures, args.level)
     result = pdireval.compare(
         frame,
@@ -497,8 +492,6 @@ def _report_text(report: Report) -> str:
 
 
 def _comparison_text(frame: pd.DataFrame, measures: list[_Measure], args) -> str:
-    import pdireval
-
     metrics = _metrics(measures, args.level)
     report = pdireval.report(frame, metrics, baseline=args.baseline, **_options(args))
     return f"Compared with {args.baseline}:\n\n" + _report_text(report)
@@ -506,8 +499,6 @@ def _comparison_text(frame: pd.DataFrame, measures: list[_Measure], args) -> str
 
 def demo(output=None) -> int:
     """Evaluate and compare the three runs of the built-in example collection."""
-    import pdireval
-    from pdireval.datasets import example
 
     out = output or sys.stdout
     frame = example()
