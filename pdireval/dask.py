@@ -22,9 +22,11 @@ weak    0.2161   0.2868
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import dask
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
@@ -32,6 +34,7 @@ from dask.dataframe.extensions import register_dataframe_accessor
 
 from pdireval import _evaluate
 from pdireval._comparison import compare_table
+from pdireval._errors import MetricError, SchemaError
 from pdireval._options import Evaluation, Significance
 from pdireval._prepare.columns import DEFAULT_COLUMNS, ColumnMap, ResolvedColumns, as_column_map
 from pdireval._prepare.merge import _id_kind, merge_resolved
@@ -48,17 +51,82 @@ Columns = ColumnMap | Mapping[str, str] | None
 _KEY = "__pdireval_partition_key__"
 
 
+class _RoutineShuffleLines(logging.Filter):
+    """Drop the two lines distributed's P2P shuffle logs at WARNING for every shuffle it
+    starts and ends (informational, not warnings); its real warnings and errors pass."""
+
+    ROUTINE = ("Shuffle %s initialized by task", "Shuffle %s deactivated due to stimulus")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (isinstance(record.msg, str) and record.msg.startswith(self.ROUTINE))
+
+
+_SHUFFLE_LOG = logging.getLogger("distributed.shuffle._scheduler_plugin")
+if not any(isinstance(f, _RoutineShuffleLines) for f in _SHUFFLE_LOG.filters):
+    _SHUFFLE_LOG.addFilter(_RoutineShuffleLines())
+
+
 def _explicit(resolved: ResolvedColumns) -> ColumnMap:
     """The resolved roles as a column map that every partition resolves the same way."""
     return ColumnMap(**dataclasses.asdict(resolved))
 
 
 def _evaluate_partition(
-    part: pd.DataFrame, metrics: list, columns: ColumnMap, options: Evaluation
+    part: pd.DataFrame,
+    metrics: list,
+    columns: ColumnMap,
+    options: Evaluation,
+    checked: None = None,
 ) -> pd.DataFrame:
-    table = _evaluate.per_query(part, metrics, columns, options).reset_index()
+    """The pandas engine on one partition (``checked``: the colocation check's result,
+    passed only so that every partition waits for it)."""
+    table = _evaluate.per_query(part.drop(columns=_KEY, errors="ignore"), metrics, columns, options)
+    table = table.reset_index()
     table.columns.name = None
     return table
+
+
+def _groups_of(part: pd.DataFrame, names: list[str]) -> pd.DataFrame:
+    """The distinct (run, query) ids of one partition, as plain Python objects."""
+    ids = part[names].drop_duplicates()
+    return pd.DataFrame({name: ids[name].astype(object) for name in names})
+
+
+def _refuse_split(parts: list[pd.DataFrame]) -> None:
+    """Raise when a (run, query) has rows in more than one partition."""
+    ids = pd.concat(parts, ignore_index=True)
+    split = ids[ids.duplicated(keep=False)].drop_duplicates()
+    if len(split):
+        example = ", ".join(f"{name}={value!r}" for name, value in split.iloc[0].items())
+        msg = (
+            f"shuffle=False evaluates every partition on its own, but {len(split)} "
+            f"(run, query) pair(s) have rows in more than one partition (e.g. {example}), "
+            "so their values would come from part of their rows; pass shuffle=True (the "
+            "default) to bring each query into one partition first, or build the frame "
+            "with pdireval.dask.merge_qrels, whose partitions hold whole queries"
+        )
+        raise SchemaError(msg)
+
+
+def _check_partitioning(shuffle: object, npartitions: object) -> None:
+    if not isinstance(shuffle, bool):
+        msg = f"shuffle={shuffle!r} must be True or False"
+        raise MetricError(msg)
+    if npartitions is None:
+        return
+    if isinstance(npartitions, bool) or not isinstance(npartitions, int) or npartitions < 1:
+        msg = f"npartitions={npartitions!r} must be a whole number >= 1, or None"
+        raise MetricError(msg)
+    if not shuffle:
+        msg = (
+            "npartitions= sets the partitions of the shuffle; with shuffle=False the "
+            "frame keeps its own partitions (repartition it first if needed)"
+        )
+        raise MetricError(msg)
+
+
+def _query_kind_is_number(meta: pd.DataFrame, query: str) -> bool:
+    return bool(_id_kind(meta[query]) == "number")
 
 
 def evaluate(
@@ -79,9 +147,11 @@ def evaluate(
     metrics, columns
         As in :func:`pdireval.evaluate`.
     shuffle : bool
-        Shuffle on the query column first (default). Pass ``False`` only when every
-        query already sits in one partition, e.g. for the output of :func:`merge_qrels`;
-        otherwise a query split over partitions is evaluated once per piece.
+        Shuffle on the query ids first (default), on a hash of their values that does
+        not depend on the dtype (so partitions whose query columns differ in dtype
+        still agree). ``False`` evaluates the partitions as they are -- right for the
+        output of :func:`merge_qrels`, or one file per run -- and checks, when the
+        result is computed, that no (run, query) has rows in two partitions.
     npartitions : int, optional
         Partitions after the shuffle; those of ``frame`` by default.
     **options
@@ -101,8 +171,9 @@ def evaluate(
     Raises
     ------
     SchemaError, MetricError
-        At call time for unknown metrics and missing columns; at compute time for
-        problems in the data (duplicate documents, bad ranks, ...).
+        At call time for unknown metrics, missing columns and bad options; at compute
+        time for problems in the data (duplicate documents, bad ranks, ...) and, with
+        ``shuffle=False``, for a (run, query) split over partitions.
 
     Notes
     -----
@@ -119,16 +190,32 @@ def evaluate(
     >>> lazy.compute().sort_values("query").to_string(index=False)
     'query   AP  RR\\n   q1 0.5 0.5\\n   q2 1.0 1.0'
     """
+    _check_partitioning(shuffle, npartitions)
     parsed = parse_metrics(metrics)
     resolved = as_column_map(columns).resolve(frame._meta)
     resolved.require(frame._meta, "query")
     explicit = _explicit(resolved)
     evaluation = Evaluation.from_options(options)
     meta = _evaluate_partition(frame._meta, parsed, explicit, evaluation)
+    query = resolved.name("query")
     if shuffle:
-        frame = frame.shuffle(on=resolved.query, npartitions=npartitions)
+        numeric = _query_kind_is_number(frame._meta, query)
+        keyed = frame.map_partitions(_with_key, query, numeric)
+        frame = keyed.shuffle(on=_KEY, npartitions=npartitions)
+        checked = None
+    else:
+        names = [name for name in (resolved.run, resolved.query) if name is not None]
+        groups_meta = pd.DataFrame({name: pd.Series(dtype=object) for name in names})
+        groups = frame.map_partitions(_groups_of, names, meta=groups_meta)
+        checked = dask.delayed(_refuse_split)(groups.to_delayed())
     return frame.map_partitions(
-        _evaluate_partition, parsed, explicit, evaluation, meta=meta, enforce_metadata=False
+        _evaluate_partition,
+        parsed,
+        explicit,
+        evaluation,
+        checked,
+        meta=meta,
+        enforce_metadata=False,
     )
 
 
@@ -350,21 +437,20 @@ def merge_qrels(
     >>> lazy.compute().sort_values("query").to_string(index=False)
     'query   AP\\n   q1 0.25\\n   q3 0.00'
     """
-    if isinstance(qrels, dd.DataFrame):
-        qrels = qrels.compute()
+    judgments: pd.DataFrame = qrels.compute() if isinstance(qrels, dd.DataFrame) else qrels
+    if npartitions is not None:
+        _check_partitioning(True, npartitions)
     resolved = as_column_map(columns).resolve(run._meta)
-    q_resolved = as_column_map(qrels_columns).resolve(qrels)
+    q_resolved = as_column_map(qrels_columns).resolve(judgments)
     # Validate both frames now (missing columns, clashes, dtypes, duplicate judgments).
-    meta = merge_frames(run._meta, qrels, columns=columns, qrels_columns=qrels_columns)
+    meta = merge_frames(run._meta, judgments, columns=columns, qrels_columns=qrels_columns)
     meta = meta.iloc[:0]
-    numeric = (
-        _id_kind(run._meta[resolved.query]) == "number"
-        and _id_kind(qrels[q_resolved.query]) == "number"
-    )
+    query, q_query = resolved.name("query"), q_resolved.name("query")
+    numeric = _query_kind_is_number(run._meta, query) and _query_kind_is_number(judgments, q_query)
     n = npartitions or run.npartitions
-    keyed_run = run.map_partitions(_with_key, resolved.query, numeric)
+    keyed_run = run.map_partitions(_with_key, query, numeric)
     keyed_run = keyed_run.shuffle(on=_KEY, npartitions=n)
-    keyed_qrels = _with_key(qrels, q_resolved.query, numeric)
+    keyed_qrels = _with_key(judgments, q_query, numeric)
     keyed_qrels = dd.from_pandas(keyed_qrels, npartitions=1, sort=False).shuffle(
         on=_KEY, npartitions=n
     )

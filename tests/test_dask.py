@@ -236,3 +236,92 @@ def test_import_pdireval_does_not_import_dask() -> None:
     assert facts["after_pdireval"] == []
     assert facts["accessor_before"] is False
     assert facts["accessor_after"] == "DaskIREvalAccessor"
+
+
+# ------------------------------------------------------ partitions never give wrong numbers
+
+
+def test_split_queries_are_refused_without_a_shuffle(client) -> None:
+    """A merged frame cut into partitions by row count splits queries: shuffle=False must
+    refuse it at compute (it used to give MAP 0.4534 instead of 0.8781), the default
+    shuffles and gives pandas' numbers."""
+    frame = example()
+    ddf = dd.from_pandas(frame, npartitions=4)
+    with pytest.raises(pdireval.SchemaError, match=r"\(run, query\) pair\(s\) have rows in more"):
+        pdireval.dask.evaluate(ddf, ["AP"], shuffle=False).compute()
+    with pytest.raises(pdireval.SchemaError, match="pass shuffle=True"):
+        ddf.ireval.summary("AP", shuffle=False)
+    with pytest.raises(pdireval.SchemaError, match="pass shuffle=True"):
+        ddf.ireval.compare("AP", shuffle=False)
+    actual = ddf.ireval.summary("AP")
+    pd.testing.assert_frame_equal(actual, frame.ireval.summary("AP"), check_index_type=False)
+    assert round(actual.loc["strong", "AP"], 4) == 0.8781
+
+
+def test_one_partition_per_run_needs_no_shuffle(client) -> None:
+    """The engine evaluates each (run, query) on its own rows, so whole runs per
+    partition are fine without a shuffle."""
+    frame = example()
+    parts = [dd.from_pandas(frame[frame["run"] == run], npartitions=1)
+             for run in sorted(frame["run"].unique())]  # fmt: skip
+    ddf = dd.concat(parts)
+    actual = pdireval.dask.summary(ddf, ["AP", "nDCG@10"], shuffle=False)
+    expected = frame.ireval.summary(["AP", "nDCG@10"])
+    pd.testing.assert_frame_equal(actual, expected, check_index_type=False)
+
+
+def test_merge_qrels_output_needs_no_shuffle(client) -> None:
+    from pdireval.datasets import example_qrels, example_run
+
+    merged = pdireval.dask.merge_qrels(
+        dd.from_pandas(example_run(), npartitions=4), example_qrels()
+    )
+    actual = _pandas_shape(pdireval.dask.evaluate(merged, ["AP"], shuffle=False), ["run", "query"])
+    _assert_same(actual, example().ireval.evaluate(["AP"]))
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"shuffle": "no"}, "shuffle='no' must be True or False"),
+        ({"npartitions": 0}, "npartitions=0 must be a whole number"),
+        ({"npartitions": 2, "shuffle": False}, "with shuffle=False the frame keeps"),
+        ({"ties": "sideways"}, "ties"),
+        ({"shufle": True}, "unknown option 'shufle'"),
+    ],
+)
+def test_bad_options_fail_at_call_time(options, message) -> None:
+    """Before anything is computed: this frame's computation would itself fail."""
+    broken = dd.from_pandas(pd.DataFrame({"query": ["q"], "doc": ["d"], "rank": [0.5]}), 1)
+    with pytest.raises((pdireval.MetricError, pdireval.SchemaError), match=message):
+        pdireval.dask.evaluate(broken, ["AP"], **options)
+
+
+def test_query_dtypes_differing_between_partitions_stay_together(client) -> None:
+    """The shuffle key hashes the id values, not their dtype: partitions holding the same
+    queries as object strings, Arrow strings and categories still meet."""
+    frame = example()
+    pieces = np.array_split(np.random.default_rng(0).permutation(len(frame)), 3)
+    parts = []
+    for rows, dtype in zip(pieces, ["object", "str", "category"], strict=True):
+        part = frame.iloc[np.sort(rows)]
+        parts.append(dd.from_pandas(part.assign(query=part["query"].astype(dtype)), 1))
+    ddf = dd.concat(parts)
+    actual = pdireval.dask.summary(ddf, ["AP", "P@10"])
+    expected = frame.ireval.summary(["AP", "P@10"])
+    pd.testing.assert_frame_equal(actual, expected, check_index_type=False)
+
+
+def test_routine_shuffle_lines_are_dropped_and_real_warnings_kept() -> None:
+    log = logging.getLogger("distributed.shuffle._scheduler_plugin")
+
+    def make(msg: str, *args: str) -> logging.LogRecord:
+        return log.makeRecord(log.name, logging.WARNING, __file__, 1, msg, args, None)
+
+    routine = [
+        make("Shuffle %s initialized by task %r executed on worker %s", "abc", "t", "w"),
+        make("Shuffle %s deactivated due to stimulus '%s'", "abc", "s"),
+    ]
+    real = make("Shuffle %s restarted due to stimulus '%s", "abc", "s")
+    assert [log.filter(record) for record in routine] == [False, False]
+    assert log.filter(real)
