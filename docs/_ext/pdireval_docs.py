@@ -289,9 +289,11 @@ class MeasuresDirective(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         from pdireval.metrics import REGISTRY
 
+        # the families pdireval registers itself, not those an example page declares
+        builtin = {name: REGISTRY[name] for name in BUILTIN if name in REGISTRY}
         trec_names = _trec_eval_names()
         lines: list[str] = []
-        for title, families in _groups(REGISTRY):
+        for title, families in _groups(builtin):
             lines += [title, "-" * len(title), ""]
             for family in families:
                 lines += _family_rst(family, trec_names)
@@ -387,7 +389,14 @@ def _write_report(app: Sphinx, exception: Exception | None) -> None:
     (Path(app.outdir) / "example_report.html").write_text(page, encoding="utf-8")
 
 
+#: Names of the families registered by ``import pdireval`` (filled in by :func:`setup`).
+BUILTIN: list[str] = []
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
+    from pdireval.metrics import REGISTRY
+
+    BUILTIN[:] = list(REGISTRY)
     app.add_directive("pdireval-example", ExampleDirective)
     app.add_directive("pdireval-measures", MeasuresDirective)
     app.add_directive("pdireval-cli", CliDirective)
