@@ -44,7 +44,6 @@ nitpicky = False
 autosummary_generate = True
 autosummary_imported_members = True
 autodoc_typehints = "none"  # the numpydoc sections carry the types
-autodoc_default_options = {"members": False}
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False

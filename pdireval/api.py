@@ -601,7 +601,7 @@ def ndcg(
     k : int, optional
         The cutoff; all retrieved documents without it.
     rel, gain, discount, base
-        The parameters of :data:`pdireval.metrics.nDCG`: minimum label counted,
+        The parameters of ``nDCG`` (see the measures catalogue): minimum label counted,
         ``'linear'`` or ``'exp'`` gains (or a mapping label -> gain), the ``'log2'``
         or ``'jarvelin'`` discount and its base.
 
