@@ -11,10 +11,10 @@ import pandas as pd
 from pdireval import api
 from pdireval._prepare.columns import DEFAULT_COLUMNS, ColumnMap
 from pdireval.overlap import rank_biased_overlap
+from pdireval.plotting import PlotAccessor
 
-if TYPE_CHECKING:  # pragma: no cover - plotting is imported when df.ireval.plot is used
+if TYPE_CHECKING:
     from pdireval._report import Report
-    from pdireval.plotting import PlotAccessor
     from pdireval.typing import (
         Aggregate,
         CiMethod,
@@ -286,6 +286,4 @@ class IREvalAccessor:
     @property
     def plot(self) -> PlotAccessor:
         """Matplotlib figures of this frame; see :mod:`pdireval.plotting`."""
-        from pdireval.plotting import PlotAccessor
-
         return PlotAccessor(self._obj, self._columns)

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval._errors import MissingDependencyError
-from pdireval._format import BETTER, WORSE, format_p, p_decimals
+from pdireval._format import BETTER, WORSE, best_runs, format_p, p_decimals
 
 if TYPE_CHECKING:  # pragma: no cover
     from pdireval._report import Report
@@ -185,8 +185,6 @@ def _results(book: Any, report: Report, digits: int) -> None:
 
 
 def _best(report: Report) -> dict[str, set[Hashable]]:
-    from pdireval._format import best_runs
-
     return best_runs(report.summary)
 
 

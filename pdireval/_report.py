@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval._comparison import compare_table, per_query_table
+from pdireval._excel import write_workbook
 from pdireval._format import (
     BETTER,
     WORSE,
@@ -32,6 +33,7 @@ from pdireval._format import (
     format_value,
 )
 from pdireval._options import Evaluation, Significance
+from pdireval._significance import scipy_stats
 from pdireval._summary import aggregate, efficiency_table
 from pdireval._version import __version__
 from pdireval.metrics._base import Metric
@@ -295,13 +297,17 @@ class Report:
         weak & 0.2161$^{\blacktriangledown}$ \\
         \bottomrule
         \end{tabular}
-        \par\smallskip{\footnotesize $^{\blacktriangle}$/$^{\blacktriangledown}$: significantly
-        better/worse than medium; paired t-test, Holm's correction over 2 comparisons,
-        $\alpha$ = 0.05. Best value per metric in bold.}
+        \par\smallskip\begin{minipage}{\linewidth}\footnotesize
+        $^{\blacktriangle}$/$^{\blacktriangledown}$: significantly better/worse than medium;
+        paired t-test, Holm's correction over 2 comparisons, $\alpha$ = 0.05. Best value per
+        metric in bold.
+        \end{minipage}
         \end{table}
         """
         labels = [str(label) for label in self.summary.columns]
         lines = [r"\begin{table}", r"\centering"]
+        if ci:  # mean +- half-width cells are wide: a smaller font and tighter columns
+            lines += [r"\small", r"\setlength{\tabcolsep}{4pt}"]
         if caption:
             lines.append(rf"\caption{{{_latex_escape(caption)}}}")
         if label:
@@ -332,7 +338,11 @@ class Report:
             WORSE, r"$^{\blacktriangledown}$"
         )
         legend = legend.replace("alpha", r"$\alpha$")
-        lines.append(r"\par\smallskip{\footnotesize " + legend + " Best value per metric in bold.}")
+        lines += [
+            r"\par\smallskip\begin{minipage}{\linewidth}\footnotesize",
+            legend + " Best value per metric in bold.",
+            r"\end{minipage}",
+        ]
         lines.append(r"\end{table}")
         return "\n".join(lines)
 
@@ -474,8 +484,6 @@ class Report:
         MissingDependencyError
             openpyxl is not installed (``pip install 'pdireval[excel]'``).
         """
-        from pdireval._excel import write_workbook
-
         return write_workbook(self, Path(path), digits)
 
 
@@ -568,8 +576,6 @@ def build_report(
 
 def _half_widths(table: pd.DataFrame) -> pd.DataFrame:
     """Half-width of the 95% Student t interval of each run's mean, per metric."""
-    from pdireval._significance import scipy_stats
-
     stats = scipy_stats()
     grouped = table.groupby(level=0, sort=True, observed=True)
     count, spread = grouped.count(), grouped.std(ddof=1)

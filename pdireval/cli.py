@@ -25,16 +25,25 @@ import json
 import math
 import re
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from pdireval._errors import MetricError, PdirevalError
+import pdireval
+from pdireval._errors import MetricError, MissingDependencyError, PdirevalError
+from pdireval._prepare.merge import merge_qrels
 from pdireval._version import __version__
+from pdireval.datasets import example
+from pdireval.io import read_qrels, read_run
 from pdireval.metrics import Metric, parse_metric
+
+if TYPE_CHECKING:
+    from pdireval._report import Report
 
 __all__ = ["main"]
 
@@ -185,24 +194,29 @@ def _parameter_text(family: str, value: float | None) -> str:
     return f"{value:g}"
 
 
-def parse_measures(specs: Sequence[str]) -> list[_Measure]:
-    """Turn ``-m`` arguments into measures, in trec_eval's print order, duplicates dropped."""
-    measures: list[_Measure] = []
+def parse_measures(specs: Sequence[str], *, trec_order: bool = True) -> list[_Measure]:
+    """Turn ``-m`` arguments into measures, duplicates dropped: in trec_eval's print order,
+    or (``trec_order=False``, for the tables) in the order asked."""
+    asked: list[tuple[int, _Measure]] = []
     for position, spec in enumerate(specs):
         if spec in ("official", "all_trec"):
             families = _OFFICIAL if spec == "official" else list(_TREC)
             for family in families:
-                measures.extend(_trec_measures(family, None))
+                asked += [(position, m) for m in _trec_measures(family, None)]
             continue
         family, dot, params = spec.partition(".")
         if family in _TREC:
-            measures.extend(_trec_measures(family, params if dot else None))
+            asked += [(position, m) for m in _trec_measures(family, params if dot else None)]
             continue
         metric = parse_metric(spec)  # a pdireval name; raises MetricError with a hint
         metric.validate()
-        measures.append(_Measure(metric.label, metric, (len(_TREC), position)))
-    unique = {(m.name, m.summary): m for m in measures}
-    return sorted(unique.values(), key=lambda m: m.order)
+        asked.append((position, _Measure(metric.label, metric, (len(_TREC), position))))
+    first: dict[tuple[str, str], tuple[int, _Measure]] = {}
+    for position, m in asked:
+        first.setdefault((m.name, m.summary), (position, m))
+    if trec_order:
+        return sorted((m for _, m in first.values()), key=lambda m: m.order)
+    return [m for _, m in sorted(first.values(), key=lambda pair: (pair[0], pair[1].order))]
 
 
 def _metric(measure: _Measure, level: int | None) -> Metric:
@@ -235,8 +249,6 @@ def _options(args: argparse.Namespace) -> dict:
 
 def _evaluate(frame: pd.DataFrame, measures: list[_Measure], args: argparse.Namespace):
     """Per-query values (index (run, query)) with one column per measure name."""
-    import pdireval
-
     metrics = {m.name: _metric(m, args.level) for m in measures if m.metric}
     unique = list(dict.fromkeys(metrics.values()))
     interpolated = [name for name, metric in metrics.items() if metric.family.name == "IPrec"]
@@ -329,11 +341,8 @@ def _trec_lines(run, values, summary, measures, retrieved, args) -> list[str]:
 
 
 def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, set]:
-    from pdireval._prepare.merge import merge_qrels
-    from pdireval.io import read_qrels, read_run
-
-    qrels = read_qrels(args.qrels)
-    runs = [read_run(path) for path in args.runs]
+    qrels = _reading(args.qrels, read_qrels)
+    runs = [_reading(path, read_run) for path in args.runs]
     names = [name for run in runs for name in run["run"].unique()]
     if len(set(names)) != len(names):  # e.g. two files tagged STANDARD: name runs by file
         runs = [run.assign(run=Path(path).name) for run, path in zip(runs, args.runs, strict=True)]
@@ -352,6 +361,28 @@ def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, set]:
             file=sys.stderr,
         )
     return merged, retrieved
+
+
+_LARGE_FILE = 50_000_000  # bytes: about a second of reading
+
+
+def _progress(message: str) -> None:
+    """A sign of life on stderr, only when a person watches it (a terminal): never in
+    pipes, files or tests."""
+    if sys.stderr.isatty():
+        print(f"pdireval: {message}", file=sys.stderr, flush=True)
+
+
+def _reading(path: str, read: Callable[[str], pd.DataFrame]) -> pd.DataFrame:
+    """Read one TREC file, telling a watching user what takes the time."""
+    size = Path(path).stat().st_size if Path(path).is_file() else 0
+    if size > _LARGE_FILE:
+        _progress(f"reading {path} ({size / 1e6:,.0f} MB) ...")
+    started = time.perf_counter()
+    frame = read(path)
+    if size > _LARGE_FILE:
+        _progress(f"read {len(frame):,} lines in {time.perf_counter() - started:.1f} s")
+    return frame
 
 
 def _pdireval_labels(measures: list[_Measure]) -> dict[str, str]:
@@ -375,15 +406,15 @@ def _write(text: str | bytes, output: str | None) -> None:
 
 
 def _run_eval(args: argparse.Namespace) -> int:
-    import pdireval
-
     fmt = args.format or ("trec" if len(args.runs) == 1 else "table")
     default = ["official"] if fmt == "trec" else list(_COMPACT)
-    measures = parse_measures(args.measures or default)
+    measures = parse_measures(args.measures or default, trec_order=fmt == "trec")
     frame, retrieved = _load(args)
     if args.baseline is not None and args.baseline not in set(frame["run"]):
         msg = f"--baseline {args.baseline!r} is not a run tag; tags: {sorted(set(frame['run']))}"
         raise _UsageError(msg)
+    if len(frame) > 5_000_000:
+        _progress(f"evaluating {len(frame):,} rows ...")
     values = _evaluate(frame, measures, args)
     summary = _summarise(values, measures, retrieved)
     if fmt == "trec":
@@ -397,13 +428,13 @@ def _run_eval(args: argparse.Namespace) -> int:
     labels = _pdireval_labels(measures)
     table = (values if args.per_query else summary)[list(labels)].rename(columns=labels)
     comparison = None
-    if args.baseline is not None:
+    if args.baseline is not None and fmt in ("csv", "json"):
         comparison = _comparison(frame, measures, args)
     if fmt == "table":
         text = table.to_string(float_format=lambda v: f"{v:.4f}") + "\n"
-        if comparison is not None:
-            text += f"\nCompared with {args.baseline}:\n" + comparison.to_string(index=False)
-            text += "\n"
+        if args.baseline is not None:  # the paper table with its marks, then the comparisons
+            summary_text = "" if not args.per_query else text + "\n"
+            text = summary_text + _comparison_text(frame, measures, args)
         _write(text, args.output)
     elif fmt == "csv":
         _write((comparison if comparison is not None else table).to_csv(), args.output)
@@ -442,8 +473,6 @@ def _run_eval(args: argparse.Namespace) -> int:
 
 
 def _comparison(frame: pd.DataFrame, measures: list[_Measure], args) -> pd.DataFrame:
-    import pdireval
-
     metrics = _metrics(measures, args.level)
     result = pdireval.compare(
         frame,
@@ -455,47 +484,37 @@ def _comparison(frame: pd.DataFrame, measures: list[_Measure], args) -> pd.DataF
     return result[[*keep, "significant", "wins", "ties", "losses"]].round(4)
 
 
-def _comparison_text(frame, measures, args) -> str:
-    return f"Compared with {args.baseline}:\n" + _comparison(frame, measures, args).to_string(
-        index=False
-    )
+def _report_text(report: Report) -> str:
+    """The paper table with its marks and legend, then the comparisons, as plain text."""
+    table = report.table().to_string()
+    comparison = report.comparison_text().to_string(index=False)
+    return f"{table}\n{report.legend()}\n\n{comparison}\n"
+
+
+def _comparison_text(frame: pd.DataFrame, measures: list[_Measure], args) -> str:
+    metrics = _metrics(measures, args.level)
+    report = pdireval.report(frame, metrics, baseline=args.baseline, **_options(args))
+    return f"Compared with {args.baseline}:\n\n" + _report_text(report)
 
 
 def demo(output=None) -> int:
     """Evaluate and compare the three runs of the built-in example collection."""
-    import pdireval
-    from pdireval.datasets import example
 
     out = output or sys.stdout
     frame = example()
     metrics = list(_COMPACT)
     print("pdireval demo: 50 topics, graded judgments, three runs (pdireval.datasets)\n", file=out)
     with pd.option_context("display.width", 120):
-        summary = frame.ireval.summary(metrics).loc[["strong", "medium", "weak"]]
-        print("Mean over topics (AP column = MAP, RR column = MRR)\n", file=out)
-        print(summary.to_string(float_format=lambda v: f"{v:.4f}"), file=out)
-        values = frame.ireval.evaluate(metrics)
-        base = values.xs("medium", level="run")
-        rows = []
-        for run in ("strong", "weak"):
-            delta = values.xs(run, level="run") - base
-            for metric in metrics:
-                d = delta[metric]
-                rows.append((run, metric, d.mean(), int((d > 1e-12).sum()),
-                             int((d.abs() <= 1e-12).sum()), int((d < -1e-12).sum())))  # fmt: skip
-        table = pd.DataFrame(rows, columns=["run", "metric", "delta", "wins", "ties", "losses"])
         try:
-            compared = pdireval.compare(frame, metrics, baseline="medium", test="t")
-            p = compared.set_index(["run", "metric"])["p_adjusted"]
-            table["p (t, holm)"] = [
-                p[(run, metric)] for run, metric in zip(table["run"], table["metric"], strict=True)
-            ]
-        except ImportError:
-            table["p (t, holm)"] = np.nan
-            note = "(install scipy -- pip install 'pdireval[stats]' -- for p-values)"
-            print(f"\n{note}", file=out)
-        print("\nEach run against 'medium' (per-topic differences)\n", file=out)
-        print(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"), file=out)
+            report = pdireval.report(frame, metrics, baseline="medium")
+        except MissingDependencyError as error:  # a bare install: no scipy for the tests
+            summary = frame.ireval.summary(metrics).loc[["strong", "medium", "weak"]]
+            print("Mean over topics (AP = MAP, RR = MRR)\n", file=out)
+            print(summary.to_string(float_format=lambda v: f"{v:.4f}"), file=out)
+            print(f"\n({error})", file=out)
+        else:
+            print("Mean over topics (AP = MAP, RR = MRR); each run against 'medium'\n", file=out)
+            print(_report_text(report), file=out, end="")
     print(f"\npdireval {pdireval.__version__} -- try: pdireval QRELS RUN -q -m map", file=out)
     return 0
 

@@ -44,7 +44,7 @@ from pdireval._options import Evaluation
 from pdireval._summary import aggregate, summary_table
 from pdireval.curves import curve, without_cutoff
 from pdireval.curves import pr_curve as pr_curve_table
-from pdireval.metrics import parse_metrics
+from pdireval.metrics import Latency, parse_metrics
 from pdireval.typing import Aggregate as Agg
 from pdireval.typing import ColumnsLike as Columns
 from pdireval.typing import MetricLike
@@ -700,8 +700,6 @@ def tradeoff(
     >>> ax.get_lines()[0].get_xdata().round(6).tolist()  # the front: medium, then strong
     [20.0, 200.0]
     """
-    from pdireval.metrics import Latency
-
     label = _label(metric)
     evaluation = Evaluation.from_options(options)
     metrics = [*parse_metrics(metric), Latency.default]

@@ -169,7 +169,8 @@ def test_demo_prints_the_comparison(capsys):
     assert "strong" in out
     assert "medium" in out
     assert "weak" in out
-    assert "Each run against 'medium'" in out
+    assert "each run against 'medium'" in out
+    assert "significantly better/worse than medium" in out
 
 
 def test_python_dash_m_and_console_entry_point():
@@ -343,3 +344,18 @@ def test_no_arguments_print_the_usage_and_version_is_known(capsys):
     status, _, err = run_cli(capsys, "demo", "extra")
     assert status == 2
     assert "takes no arguments" in err
+
+
+def test_progress_only_when_a_person_watches(capsys, tmp_path, monkeypatch):
+    import pdireval.cli as cli
+
+    qrels, run = _files(tmp_path, QRELS_J, RUN_J * 1)
+    monkeypatch.setattr(cli, "_LARGE_FILE", 0)  # every file counts as large
+    status, _, err = run_cli(capsys, "-m", "map", qrels, run)
+    assert status == 0
+    assert "reading" not in err  # not a terminal: silent
+    monkeypatch.setattr(cli.sys.stderr, "isatty", lambda: True)
+    status, _, err = run_cli(capsys, "-m", "map", qrels, run)
+    assert status == 0
+    assert f"pdireval: reading {run} (0 MB) ..." in err
+    assert "pdireval: read 6 lines in" in err

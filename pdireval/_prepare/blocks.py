@@ -8,7 +8,7 @@ every row is its own block and the same code does the full work.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -27,6 +27,7 @@ class Blocks:
 
     firsts: np.ndarray
     n: int
+    _keys: dict[int, np.ndarray | None] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def lengths(self) -> np.ndarray:
@@ -44,8 +45,10 @@ class Blocks:
 
     def keys(self, ids: pd.Series) -> np.ndarray | None:
         """A uint64 per block, equal for equal ids (hashed from the first row of each
-        block); None when the dtype has no keys."""
-        return id_keys(ids if self.scattered else take(ids, self.firsts))
+        block); None when the dtype has no keys. Computed once per column."""
+        if id(ids) not in self._keys:
+            self._keys[id(ids)] = id_keys(ids if self.scattered else take(ids, self.firsts))
+        return self._keys[id(ids)]
 
     def group_ids(self, columns: list[pd.Series]) -> np.ndarray:
         """A number per row, equal for rows whose ids are equal in every column.

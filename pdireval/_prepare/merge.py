@@ -232,26 +232,24 @@ class Overlap:
 
 def _query_overlap(run_query: pd.Series, blocks: Blocks, qrels_query: pd.Series) -> Overlap:
     """Distinct query ids of the run, of the qrels and of both, by hash lookups only."""
-    run_rows = blocks.firsts
     qrels_blocks = blocks_of([qrels_query])
     qrels_rows = qrels_blocks.firsts
     run_keys, qrels_keys = blocks.keys(run_query), qrels_blocks.keys(qrels_query)
     if run_keys is not None and qrels_keys is not None:
         qrels_ids = pd.Index(qrels_keys).unique()
-        found = qrels_ids.get_indexer(run_keys)
+        codes, distinct = pd.factorize(run_keys)  # in order of first appearance
     else:  # compare the ids themselves
         qrels_ids = pd.Index(_as_python_objects(take(qrels_query, qrels_rows))).unique()
-        run_ids = pd.Index(_as_python_objects(take(run_query, run_rows)))
-        found = qrels_ids.get_indexer(run_ids)
-        run_keys = pd.factorize(run_ids)[0].astype(np.uint64)
-    both = int(np.count_nonzero(np.bincount(found[found >= 0], minlength=len(qrels_ids))))
-    only_keys, first = np.unique(run_keys[found < 0], return_index=True)
-    only_rows = np.sort(run_rows[found < 0][first])
+        codes, distinct = pd.factorize(_as_python_objects(take(run_query, blocks.firsts)))
+    seen_before = np.maximum.accumulate(np.r_[-1, codes[:-1]]) if len(codes) else codes
+    first_rows = blocks.firsts[codes > seen_before]  # each distinct query's first row
+    found = qrels_ids.get_indexer(pd.Index(distinct))
+    both = int(np.count_nonzero(found >= 0))
     return Overlap(
-        run=both + len(only_keys),
+        run=len(distinct),
         qrels=len(qrels_ids),
         both=both,
-        run_only=take(run_query, only_rows[:_SHOWN]).tolist(),
+        run_only=take(run_query, first_rows[found < 0][:_SHOWN]).tolist(),
         qrels_examples=take(qrels_query, qrels_rows[:_SHOWN]).tolist(),
     )
 
