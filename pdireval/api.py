@@ -601,7 +601,7 @@ def ndcg(
     k : int, optional
         The cutoff; all retrieved documents without it.
     rel, gain, discount, base
-        The parameters of :data:`pdireval.metrics.nDCG`: minimum label counted,
+        The parameters of ``nDCG`` (see the measures catalogue): minimum label counted,
         ``'linear'`` or ``'exp'`` gains (or a mapping label -> gain), the ``'log2'``
         or ``'jarvelin'`` discount and its base.
 
@@ -761,7 +761,7 @@ def compare(
         discovery rate. ``None`` leaves the p-values as they are.
     alpha : float
         A comparison is ``significant`` when ``p_adjusted < alpha``; the interval
-        ``ci_low``..``ci_high`` of the mean difference has level ``1 - alpha``.
+        from ``ci_low`` to ``ci_high`` around the mean difference has level ``1 - alpha``.
     n_resamples : int
         Resamples of the permutation and bootstrap tests (default 10,000).
     seed : int or numpy SeedSequence, optional

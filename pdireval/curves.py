@@ -77,9 +77,10 @@ def pr_curve(
         Long frame, as in :func:`pdireval.evaluate`.
     interpolated : bool
         ``True`` (default): interpolated precision ``IPrec@r`` at ``points`` equally
-        spaced recall levels 0..1 (note 003's eleven-point curve with the default
-        ``points=11``). ``False``: the raw curve, one point per relevant retrieved
-        document -- recall ``j / R`` and precision ``j / rank_j`` at the j-th of them.
+        spaced recall levels 0..1 (the classic eleven-point curve with the default
+        ``points=11``; Manning et al. 2008, section 8.4). ``False``: the raw curve,
+        one point per relevant retrieved document -- recall ``j / R`` and precision
+        ``j / rank_j`` at the j-th of them.
     points : int
         Number of recall levels of the interpolated curve (>= 2).
     rel : int
@@ -212,7 +213,7 @@ def curve(
 
     Examples
     --------
-    Note 003's DCG@k row (gain 2^r - 1):
+    DCG@k of one graded ranking at k = 1..10, with the exponential gain 2^r - 1:
 
     >>> import pandas as pd, pdireval
     >>> df = pd.DataFrame({"query": "q", "doc": list("abcdefghij"), "rank": range(1, 11),

@@ -56,7 +56,7 @@ def _collection() -> tuple[list[tuple[str, str, int | None]], list[tuple[str, st
 
 
 def example_qrels() -> pd.DataFrame:
-    """Judgments of the example collection, as :func:`pdireval.read_qrels` returns them.
+    """Judgments of the example collection, as :func:`~pdireval.io.read_qrels` returns them.
 
     Returns
     -------
@@ -77,7 +77,7 @@ def example_qrels() -> pd.DataFrame:
 
 
 def example_run() -> pd.DataFrame:
-    """The three runs of the example collection, as :func:`pdireval.read_run` returns them.
+    """The three runs of the example collection, as :func:`~pdireval.io.read_run` returns them.
 
     Returns
     -------

@@ -817,27 +817,27 @@ class PlotAccessor:
         return getattr(self, kind)(*args, **kwargs)
 
     def pr_curve(self, points: int = 11, per_query: bool = False, **kwargs: Any) -> Axes:
-        """Averaged interpolated precision-recall curves; see :func:`plotting.pr_curve`."""
+        """Averaged interpolated precision-recall curves; see :func:`pdireval.plotting.pr_curve`."""
         return pr_curve(
             self._obj, points=points, per_query=per_query, columns=self._columns, **kwargs
         )
 
     def per_query(self, metric: MetricLike, baseline: Any = None, **kwargs: Any) -> Axes:
-        """Sorted per-query differences to a baseline; see :func:`plotting.per_query`."""
+        """Sorted per-query differences to a baseline; see :func:`pdireval.plotting.per_query`."""
         return per_query(self._obj, metric, baseline, columns=self._columns, **kwargs)
 
     def distribution(self, metric: MetricLike, **kwargs: Any) -> Axes:
-        """Per-query distribution per run; see :func:`plotting.distribution`."""
+        """Per-query distribution per run; see :func:`pdireval.plotting.distribution`."""
         return distribution(self._obj, metric, columns=self._columns, **kwargs)
 
     def at_k(self, metric: MetricLike, ks: Iterable[int] = range(1, 21), **kwargs: Any) -> Axes:
-        """A metric against the cutoff k; see :func:`plotting.at_k`."""
+        """A metric against the cutoff k; see :func:`pdireval.plotting.at_k`."""
         return at_k(self._obj, metric, ks, columns=self._columns, **kwargs)
 
     def systems(self, metric: MetricLike, ci: float | None = 0.95, **kwargs: Any) -> Axes:
-        """Runs by mean with confidence intervals; see :func:`plotting.systems`."""
+        """Runs by mean with confidence intervals; see :func:`pdireval.plotting.systems`."""
         return systems(self._obj, metric, ci, columns=self._columns, **kwargs)
 
     def tradeoff(self, metric: MetricLike, **kwargs: Any) -> Axes:
-        """A metric against mean latency with the Pareto front; see :func:`plotting.tradeoff`."""
+        """Effectiveness against mean latency, Pareto front dashed; see :func:`.tradeoff`."""
         return tradeoff(self._obj, metric, columns=self._columns, **kwargs)

@@ -1,0 +1,404 @@
+"""Sphinx directives of the pdireval documentation.
+
+``.. pdireval-example::``
+    Runs its Python code when the page is built and shows the code followed by what it
+    printed and the value of its last expression (DataFrames as HTML tables), as a
+    notebook would. Every example of a page shares one namespace, top to bottom. A code
+    error is a build warning (so ``-W`` fails the build) unless the directive says
+    ``:raises: ErrorName``, in which case the error message is shown instead.
+
+``.. pdireval-measures::``
+    The catalogue of measures, generated from the metric registry
+    (:data:`pdireval.metrics.REGISTRY`): one section per module of families, one entry
+    per family with its aliases, parameters and defaults, cutoff, trec_eval names and
+    the first paragraph of its definition. Measures added to the registry appear here
+    without editing the page.
+
+``.. pdireval-cli::``
+    Runs ``pdireval`` with the given arguments on the example collection's TREC files
+    and shows the command and its output (``--help`` included).
+
+After an HTML build, ``example_report.html`` (``Report.to_html()`` of the example
+collection) is written next to the pages, for the Reports page to show.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import inspect
+import io
+import os
+import pprint
+import shlex
+import subprocess
+import sys
+import textwrap
+import traceback
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, ClassVar
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from docutils.statemachine import StringList
+from sphinx.application import Sphinx
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
+from sphinx.util.nodes import nested_parse_with_titles
+
+LOGGER = logging.getLogger(__name__)
+ROOT = Path(__file__).resolve().parents[2]
+
+
+# --------------------------------------------------------------------------- examples
+
+
+def _namespace(directive: SphinxDirective) -> dict[str, Any]:
+    """The namespace the examples of the current page share (fresh for every page)."""
+    return directive.env.temp_data.setdefault("pdireval_namespace", {"__name__": "__main__"})
+
+
+def _run(code: str, namespace: dict[str, Any]) -> tuple[str, Any]:
+    """Execute ``code``; return what it printed and the value of a final expression."""
+    tree = ast.parse(code)
+    last = None
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        last = ast.Expression(tree.body.pop().value)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(tree, "<example>", "exec"), namespace)
+        value = eval(compile(last, "<example>", "eval"), namespace) if last else None
+    return out.getvalue(), value
+
+
+def _is_figure(value: Any) -> bool:
+    kind = type(value).__module__
+    return kind.startswith("matplotlib")
+
+
+def _value_nodes(value: Any) -> list[nodes.Node]:
+    """Nodes that show a result the way a notebook shows it."""
+    if value is None:
+        return []
+    if _is_figure(value):
+        import matplotlib.pyplot as plt
+
+        plt.close("all")  # the page shows the committed figure instead
+        return []
+    as_html = getattr(value, "to_html", None) if hasattr(value, "_repr_html_") else None
+    if type(value).__name__ == "Styler":
+        as_html = value.to_html
+    if as_html is not None and type(value).__name__ in {"DataFrame", "Styler"}:
+        table = value._repr_html_() if type(value).__name__ == "DataFrame" else as_html()
+        return [nodes.raw("", f'<div class="pdireval-output">{table}</div>', format="html")]
+    text = pprint.pformat(value, width=88, sort_dicts=False)
+    block = nodes.literal_block(text, text, language="text")
+    block["classes"].append("pdireval-output")
+    return [block]
+
+
+class ExampleDirective(SphinxDirective):
+    """Run a Python example at build time and show it with its output."""
+
+    has_content = True
+    option_spec: ClassVar[dict[str, Any]] = {
+        "raises": directives.unchanged_required,
+        "hide-code": directives.flag,
+    }
+
+    def run(self) -> list[nodes.Node]:
+        code = textwrap.dedent("\n".join(self.content)).strip("\n")
+        result: list[nodes.Node] = []
+        if "hide-code" not in self.options:
+            block = nodes.literal_block(code, code, language="python")
+            result.append(block)
+        expected = self.options.get("raises")
+        try:
+            printed, value = _run(code, _namespace(self))
+        except Exception as error:  # shown, or reported as a build warning
+            if expected and type(error).__name__ == expected:
+                message = f"{type(error).__name__}: {error}"
+                block = nodes.literal_block(message, message, language="text")
+                block["classes"].extend(["pdireval-output", "pdireval-error"])
+                return [*result, block]
+            detail = "".join(traceback.format_exception_only(type(error), error)).strip()
+            LOGGER.warning("example failed: %s\n%s", detail, code, location=self.get_location())
+            return result
+        if expected:
+            LOGGER.warning(
+                "example should raise %s but did not", expected, location=self.get_location()
+            )
+        if printed:
+            block = nodes.literal_block(printed, printed, language="text")
+            block["classes"].append("pdireval-output")
+            result.append(block)
+        result.extend(_value_nodes(value))
+        return result
+
+
+# --------------------------------------------------------------------------- measures
+
+#: Section titles of the modules that declare the built-in families, in page order;
+#: a module not listed here (a new family module) gets a section after these.
+GROUPS = {
+    "pdireval.metrics.precision": "Precision",
+    "pdireval.metrics.recall": "Recall",
+    "pdireval.metrics.average_precision": "Average precision",
+    "pdireval.metrics.reciprocal_rank": "Reciprocal rank and success",
+    "pdireval.metrics.dcg": "Cumulative gain: DCG, nDCG and relatives",
+    "pdireval.metrics.err": "Expected reciprocal rank",
+    "pdireval.metrics.rank_biased": "Rank-biased precision",
+    "pdireval.metrics.interpolated": "Interpolated precision",
+    "pdireval.metrics.set_based": "Set-based measures",
+    "pdireval.metrics.bpref": "Incomplete judgments: bpref",
+    "pdireval.metrics.inferred": "Incomplete judgments: inferred AP",
+    "pdireval.metrics.judged": "Judgment coverage",
+    "pdireval.metrics.gain": "trec_eval's gain measures",
+    "pdireval.metrics.utility": "Utility",
+    "pdireval.metrics.search_length": "Search length",
+    "pdireval.metrics.user": "User-oriented measures",
+    "pdireval.metrics.counts": "Counts",
+    "pdireval.metrics.efficiency": "Efficiency",
+}
+
+
+def _first_paragraph(text: str | None) -> str:
+    text = inspect.cleandoc(text or "")
+    return text.split("\n\n", 1)[0].strip() if text else ""
+
+
+def _trec_eval_names() -> dict[str, list[str]]:
+    """trec_eval measure names by pdireval family, from the command line's table."""
+    names: dict[str, list[str]] = {}
+    try:
+        from pdireval import cli
+
+        table = cli._TREC
+    except (ImportError, AttributeError):  # the command line changed: no names shown
+        return names
+    from pdireval.metrics import parse_metric
+
+    for trec, entry in table.items():
+        spelled = entry[0] if isinstance(entry, tuple) else entry
+        if not isinstance(spelled, str):
+            continue
+        try:
+            family = parse_metric(spelled.replace("{}", "1") if "{}" in spelled else spelled)
+        except Exception:  # a form the parser does not take alone
+            continue
+        names.setdefault(family.family.name, []).append(trec)
+    return names
+
+
+def _literal(text: Any) -> str:
+    return "``" + str(text) + "``"
+
+
+def _forms(family: Any) -> str:
+    """How the family is written: ``P@k``, ``AP`` / ``AP@k``, ``IPrec@r``."""
+    k = "r" if family.cutoff_kind == "recall" else "k"
+    params = ", ".join(f"{p}=..." for p in family.params if p != "rel")
+    name = family.name
+    with_params = f"{name}({params})" if params else None
+    if family.cutoff == "required":
+        forms = [f"{name}@{k}"] + ([f"{with_params}@{k}"] if with_params else [])
+    elif family.cutoff == "optional":
+        forms = [name, f"{name}@{k}"] + ([f"{with_params}@{k}"] if with_params else [])
+    else:
+        forms = [name] + ([with_params] if with_params else [])
+    return ", ".join(_literal(f) for f in forms)
+
+
+def _cutoff(family: Any) -> str:
+    what = "a recall level in [0, 1]" if family.cutoff_kind == "recall" else "a rank k ≥ 1"
+    return {
+        "required": f"required: {what}",
+        "optional": f"optional: {what}; without it, the whole ranking",
+        "none": "none",
+    }[family.cutoff]
+
+
+def _family_rst(family: Any, trec_names: dict[str, list[str]]) -> list[str]:
+    lines = [f".. _measure-{family.name}:", "", family.name, "^" * max(len(family.name), 3), ""]
+    summary = _first_paragraph(family.__doc__)
+    if summary:
+        lines += [*summary.splitlines(), ""]
+    fields = [(":Written:", _forms(family)), (":Cutoff:", _cutoff(family))]
+    aliases = [*family.aliases]
+    aliases += [f"{a}_k" for a in family.cutoff_aliases if a not in family.aliases]
+    aliases += list(family.presets)
+    if aliases:
+        fields.append((":Also named:", ", ".join(_literal(a) for a in aliases)))
+    declared = getattr(family, "trec_eval", ())
+    trec = list(dict.fromkeys([*declared, *trec_names.get(family.name, ())]))
+    if trec:
+        fields.append((":trec_eval:", ", ".join(_literal(t) for t in trec)))
+    ir_measures = getattr(family, "ir_measures", None)
+    if ir_measures:
+        fields.append((":ir_measures:", _literal(ir_measures)))
+    if family.needs:
+        fields.append((":Needs columns:", ", ".join(_literal(n) for n in family.needs)))
+    if "rel" not in family.params:
+        fields.append((":``rel=``:", "not taken: the measure does not read relevance levels"))
+    fields.append((":Range:", "[0, 1]" if family.bounded else "unbounded"))
+    ties = "yes" if family.average_kernel is not None else "no"
+    fields.append((":``ties='average'``:", ties))
+    for name, text in fields:
+        lines.append(f"{name} {text}")
+    lines.append("")
+    params = [p for name, p in family.params.items() if name != "rel"]  # shared: see page
+    if params:
+        lines += [
+            ".. list-table::",
+            "   :header-rows: 1",
+            "   :widths: 15 15 70",
+            "   :class: pdireval-params",
+            "",
+            "   * - parameter",
+            "     - default",
+            "     - meaning",
+        ]
+        for param in params:
+            doc = " ".join((param.doc or "").split()) or "–"
+            lines += [
+                f"   * - {_literal(param.name)}",
+                f"     - {_literal(repr(param.default))}",
+                f"     - {doc}",
+            ]
+        lines.append("")
+    return lines
+
+
+def _groups(registry: dict[str, Any]) -> Iterable[tuple[str, list[Any]]]:
+    by_module: dict[str, list[Any]] = {}
+    for family in registry.values():
+        by_module.setdefault(getattr(family.kernel, "__module__", "") or "", []).append(family)
+    known = [m for m in GROUPS if m in by_module]
+    others = sorted(m for m in by_module if m not in GROUPS)
+    for module in known + others:
+        title = GROUPS.get(module) or module.rsplit(".", 1)[-1].replace("_", " ").capitalize()
+        yield title, by_module[module]
+
+
+class MeasuresDirective(SphinxDirective):
+    """The catalogue of every registered measure."""
+
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        from pdireval.metrics import REGISTRY
+
+        # the families pdireval registers itself, not those an example page declares
+        builtin = {name: REGISTRY[name] for name in BUILTIN if name in REGISTRY}
+        trec_names = _trec_eval_names()
+        lines: list[str] = []
+        for title, families in _groups(builtin):
+            lines += [title, "-" * len(title), ""]
+            for family in families:
+                lines += _family_rst(family, trec_names)
+        container = nodes.section()
+        container.document = self.state.document
+        nested_parse_with_titles(self.state, StringList(lines, "<measures>"), container)
+        return container.children
+
+
+# --------------------------------------------------------------------------- the CLI
+
+
+def _cli_folder(directive: SphinxDirective) -> Path:
+    """A folder with the example collection as TREC files (written once per build)."""
+    folder = Path(directive.env.app.doctreedir) / "pdireval-cli"
+    if not (folder / "qrels.txt").exists():
+        import pdireval
+        from pdireval.datasets import example_qrels, example_run
+
+        folder.mkdir(parents=True, exist_ok=True)
+        pdireval.write_qrels(example_qrels(), folder / "qrels.txt")
+        run = example_run()
+        for name, rows in run.groupby("run"):
+            pdireval.write_run(rows.drop(columns="run"), folder / f"{name}.txt", tag=str(name))
+    return folder
+
+
+class CliDirective(SphinxDirective):
+    """Run ``pdireval ARGS`` on the example collection's files; show command and output.
+
+    The folder holds ``qrels.txt`` and one run file per example run (``strong.txt``,
+    ``medium.txt``, ``weak.txt``). Option ``:lines: N`` keeps the first N output lines.
+    """
+
+    has_content = True
+    option_spec: ClassVar[dict[str, Any]] = {"lines": directives.positive_int}
+
+    def run(self) -> list[nodes.Node]:
+        arguments = " ".join(self.content).strip()
+        done = subprocess.run(
+            [sys.executable, "-m", "pdireval", *shlex.split(arguments)],
+            capture_output=True,
+            text=True,
+            cwd=_cli_folder(self),
+            env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "90"},
+            check=False,
+        )
+        if done.returncode != 0:
+            LOGGER.warning(
+                "pdireval %s failed: %s",
+                arguments,
+                done.stderr.strip(),
+                location=self.get_location(),
+            )
+        lines = done.stdout.rstrip().splitlines()
+        limit = self.options.get("lines")
+        if limit and len(lines) > limit:
+            lines = [*lines[:limit], "..."]
+        text = "\n".join([f"$ pdireval {arguments}", *lines])
+        return [nodes.literal_block(text, text, language="text")]
+
+
+# --------------------------------------------------------------------------- the report
+
+
+#: ``Report.to_html()`` is a fragment that a notebook shows inside its own page; this is
+#: that page's look (a sans-serif font and padded table cells, as Jupyter styles tables).
+NOTEBOOK_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<title>Report.to_html() of the example collection</title>
+<style>
+body {{ font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial,
+        sans-serif; font-size: 14px; margin: 14px; color: #222; }}
+table {{ border-collapse: collapse; font-variant-numeric: tabular-nums; margin: 4px 0; }}
+th, td {{ padding: 4px 10px; }}
+table.dataframe {{ border: none; }}
+table.dataframe th, table.dataframe td {{ border-bottom: 1px solid #e0e0e0; }}
+summary {{ cursor: pointer; margin: 8px 0 4px 0; font-weight: 600; }}
+</style></head>
+<body>
+{body}
+</body></html>
+"""
+
+
+def _write_report(app: Sphinx, exception: Exception | None) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    from pdireval.datasets import example
+
+    report = example().ireval.report(["AP", "nDCG@10", "P@10", "RR"], baseline="medium")
+    page = NOTEBOOK_PAGE.format(body=report.to_html())
+    (Path(app.outdir) / "example_report.html").write_text(page, encoding="utf-8")
+
+
+#: Names of the families registered by ``import pdireval`` (filled in by :func:`setup`).
+BUILTIN: list[str] = []
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    from pdireval.metrics import REGISTRY
+
+    BUILTIN[:] = list(REGISTRY)
+    app.add_directive("pdireval-example", ExampleDirective)
+    app.add_directive("pdireval-measures", MeasuresDirective)
+    app.add_directive("pdireval-cli", CliDirective)
+    app.connect("build-finished", _write_report)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
