@@ -400,7 +400,8 @@ class Report:
     def to_html(self, *, ci: bool = False, digits: int = 4, per_query_rows: int = 20) -> str:
         """The paper table, legend, comparison and first per-query rows as HTML.
 
-        Self-contained (inline styles only): bold best values, green ▲ and red ▼ marks.
+        Self-contained (one style block scoped to the report, no external files): bold
+        best values, green ▲ and red ▼ marks in a column of their own so values align.
         """
         header = ["Run", *(str(label) for label in self.summary.columns)]
         body = []
@@ -413,7 +414,7 @@ class Report:
                     f"{BETTER if better else WORSE}{letter}</span>"
                     for better, letter in self.marks.of_cell(run, name)
                 )
-                shown.append(f'<td style="text-align:right">{value}{marks}</td>')
+                shown.append(f'<td>{value}<span class="mark">{marks}</span></td>')
             body.append("<tr>" + "".join(shown) + "</tr>")
         head = "".join(
             f'<th style="text-align:{"left" if i == 0 else "right"}">{html.escape(h)}</th>'
@@ -421,13 +422,13 @@ class Report:
         )
         parts = [
             '<div class="pdireval-report">',
-            '<table style="border-collapse:collapse">',
-            f'<thead style="border-bottom:1px solid #888"><tr>{head}</tr></thead>',
+            _HTML_STYLE,
+            '<table class="paper">',
+            f"<thead><tr>{head}</tr></thead>",
             "<tbody>" + "".join(body) + "</tbody></table>",
-            f'<p style="font-size:smaller">{html.escape(self.legend())} '
-            "Best value per metric in bold.</p>",
+            f'<p class="legend">{html.escape(self.legend())} Best value per metric in bold.</p>',
             "<details><summary>Comparisons</summary>",
-            self.comparison_text(digits).to_html(index=False, border=0),
+            self.comparison_text(digits).to_html(index=False, border=0, classes="ids3"),
             "</details>",
         ]
         if self.efficiency is not None:
@@ -442,7 +443,12 @@ class Report:
             parts += [
                 f"<details><summary>Per query (first {len(first_rows)} of {len(per_query)} rows)"
                 "</summary>",
-                first_rows.to_html(index=False, border=0, float_format=lambda v: f"{v:.{digits}f}"),
+                first_rows.to_html(
+                    index=False,
+                    border=0,
+                    classes="ids2",
+                    float_format=lambda v: f"{v:.{digits}f}",
+                ),
                 "</details>",
             ]
         parts.append("</div>")
@@ -485,6 +491,24 @@ class Report:
             openpyxl is not installed (``pip install 'pdireval[excel]'``).
         """
         return write_workbook(self, Path(path), digits)
+
+
+_HTML_STYLE = """<style>
+.pdireval-report {font-family: system-ui, -apple-system, "Segoe UI", Helvetica, Arial,
+  sans-serif; font-size: 14px; color: #1f2328; line-height: 1.4; overflow-x: auto}
+.pdireval-report table {border-collapse: collapse; margin: 0.4em 0}
+.pdireval-report th, .pdireval-report td {padding: 3px 10px; text-align: right;
+  font-variant-numeric: tabular-nums; border: none; white-space: nowrap}
+.pdireval-report thead tr {border-bottom: 1px solid #888}
+.pdireval-report table.paper {border-top: 2px solid #444; border-bottom: 2px solid #444}
+.pdireval-report tbody tr:nth-child(even) {background: #f6f8fa}
+.pdireval-report .ids3 :is(td, th):nth-child(-n+3),
+.pdireval-report .ids2 :is(td, th):nth-child(-n+2),
+.pdireval-report table.paper th:first-child {text-align: left}
+.pdireval-report .mark {display: inline-block; min-width: 1.2em; text-align: left}
+.pdireval-report .legend {font-size: 12px; color: #57606a; margin: 0.2em 0 0.8em}
+.pdireval-report summary {cursor: pointer; font-weight: 600; margin-top: 0.6em}
+</style>"""
 
 
 def _latex_escape(text: str) -> str:

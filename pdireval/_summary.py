@@ -210,4 +210,5 @@ def efficiency_table(latency: pd.Series) -> pd.DataFrame:
                 1000.0 * mean,
             ]
         )
-    return pd.DataFrame(rows, index=index, columns=list(EFFICIENCY), dtype=np.float64)
+    table = pd.DataFrame(rows, index=index, columns=list(EFFICIENCY), dtype=np.float64)
+    return table.astype({"queries": np.int64})

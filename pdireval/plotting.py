@@ -118,8 +118,15 @@ def _drawing(plot: _Plot) -> _Plot:
 def _style() -> Iterator[Any]:
     """Draw with pdireval's look (temporarily); yields :mod:`matplotlib.pyplot`."""
     plt = _pyplot()
-    with plt.rc_context(STYLE):
+    # Only the style's own keys are set and put back: restoring every rcParam (as
+    # rc_context does) would also undo the backend a fresh Jupyter kernel resolves while
+    # the first figure is drawn, and later figures would no longer show inline.
+    saved = {key: plt.rcParams[key] for key in STYLE}
+    plt.rcParams.update(STYLE)
+    try:
         yield plt
+    finally:
+        plt.rcParams.update(saved)
 
 
 def _axes(ax: Axes | None, size: tuple[float, float]) -> Axes:

@@ -262,9 +262,11 @@ def _refuse_no_overlap(
 ) -> None:
     """A non-empty run must share queries, and documents, with its qrels."""
     if overlap.both == 0:
+        run_queries = "its only query" if overlap.run == 1 else f"its {overlap.run} queries"
+        judged = "1 query" if overlap.qrels == 1 else f"{overlap.qrels} queries"
         msg = (
-            f"none of the run's {overlap.run} queries is in the qrels ({overlap.qrels} "
-            f"queries): run query ids e.g. {overlap.run_only[:3]}, qrels query ids e.g. "
+            f"none of the run's queries is in the qrels (the run has {run_queries}, the "
+            f"qrels {judged}): run query ids e.g. {overlap.run_only[:3]}, qrels query ids e.g. "
             f"{overlap.qrels_examples[:3]}; both must use the same ids (check the columns "
             "used as query ids, and leading zeros, prefixes or the dtype)"
         )
