@@ -246,7 +246,8 @@ def import_tool(tool: str) -> None:
     elif tool == "trectools":
         import trectools  # noqa: F401
     else:
-        raise ValueError(f"unknown tool {tool!r}")
+        msg = f"unknown tool {tool!r}"
+        raise ValueError(msg)
 
 
 def run_pdireval(run: pd.DataFrame, qrels: pd.DataFrame) -> pd.DataFrame:
@@ -1043,7 +1044,8 @@ def _split(text: str, allowed: tuple[str, ...], flag: str) -> list[str]:
     names = [name.strip() for name in text.split(",") if name.strip()]
     unknown = sorted(set(names) - set(allowed))
     if unknown:
-        raise SystemExit(f"{flag}: unknown {unknown}; choose from {', '.join(allowed)}")
+        msg = f"{flag}: unknown {unknown}; choose from {', '.join(allowed)}"
+        raise SystemExit(msg)
     return [name for name in allowed if name in names]
 
 

@@ -554,7 +554,8 @@ def build_report(
     latency: pd.Series | None = None,
 ) -> Report:
     """Build a :class:`Report` from a per-query table indexed by (run, query), and the
-    per-query times when the frame has them."""
+    per-query times when the frame has them.
+    """
     comparison = compare_table(table, significance)
     runs = list(table.index.get_level_values(0).unique())
     baseline = significance.baseline

@@ -284,7 +284,7 @@ def efficiency(
     ...                    "rank": [1, 2, 1], "rel": [1, 0, 1], "time": [0.12, 0.12, 0.3]})
     >>> pdireval.efficiency(df)[["queries", "latency_mean", "mrt"]].round(3)
          queries  latency_mean    mrt
-    all      2.0          0.21  210.0
+    all        2          0.21  210.0
     """
     table = evaluate(frame, Latency, columns=columns, **options)
     return efficiency_table(table[Latency.default.label])

@@ -40,52 +40,35 @@ from pdireval._prepare.merge import merge_qrels
 from pdireval._version import __version__
 from pdireval.datasets import example
 from pdireval.io import read_qrels, read_run
-from pdireval.metrics import Metric, parse_metric
+from pdireval.metrics import REGISTRY, Metric, parse_metric
+from pdireval.metrics._base import TrecMeasure
 
 if TYPE_CHECKING:
     from pdireval._report import Report
 
 __all__ = ["main"]
 
-_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-#: trec_eval measure families in trec_eval's print order -> (pdireval name, default params).
-#: ``{}`` in the pdireval name takes the parameter; ``None`` marks a summary-only measure.
-_TREC: dict[str, tuple[str | None, tuple[float, ...]]] = {
-    "runid": (None, ()),
-    "num_q": (None, ()),
-    "num_ret": ("NumRet", ()),
-    "num_rel": ("NumRel", ()),
-    "num_rel_ret": ("NumRelRet", ()),
-    "map": ("AP", ()),
-    "gm_map": ("AP", ()),
-    "Rprec": ("Rprec", ()),
-    "bpref": ("Bpref", ()),
-    "recip_rank": ("RR", ()),
-    "iprec_at_recall": ("IPrec@{}", tuple(i / 10 for i in range(11))),
-    "P": ("P@{}", _CUTOFFS),
-    "recall": ("R@{}", _CUTOFFS),
-    "infAP": ("infAP", ()),
-    "gm_bpref": ("Bpref", ()),
-    "Rprec_mult": ("Rprec(mult={})", tuple(i / 5 for i in range(1, 11))),
-    "utility": ("Utility", ()),
-    "11pt_avg": ("iAP", ()),
-    "binG": ("binG", ()),
-    "G": ("G", ()),
-    "ndcg": ("nDCG", ()),
-    "ndcg_rel": ("ndcg_rel", ()),
-    "Rndcg": ("Rndcg", ()),
-    "ndcg_cut": ("nDCG@{}", _CUTOFFS),
-    "map_cut": ("AP@{}", _CUTOFFS),
-    "relative_P": ("RelP@{}", _CUTOFFS),
-    "success": ("Success@{}", (1, 5, 10)),
-    "set_P": ("SetP", ()),
-    "set_relative_P": ("SetRelP", ()),
-    "set_recall": ("SetR", ()),
-    "set_map": ("SetAP", ()),
-    "set_F": ("SetF(beta={})", (1.0,)),
-    "num_nonrel_judged_ret": ("NumNonRelJudgedRet", ()),
-}
-_ORDER = {name: position for position, name in enumerate(_TREC)}
+#: trec_eval's print order (``-m all_trec``). The measures themselves -- pdireval name,
+#: default parameters, summary, whether -l applies -- are declared on the metric
+#: families (``Family.trec_eval``); runid and num_q are the command line's own.
+_PRINT_ORDER = (
+    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
+    "bpref", "recip_rank", "iprec_at_recall", "P", "recall", "infAP", "gm_bpref",
+    "Rprec_mult", "utility", "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg",
+    "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P",
+    "set_recall", "set_map", "set_F", "num_nonrel_judged_ret",
+)  # fmt: skip
+_ORDER = {name: position for position, name in enumerate(_PRINT_ORDER)}
+
+
+def _trec_table() -> dict[str, TrecMeasure | None]:
+    """Every trec_eval measure the registry declares, in trec_eval's print order."""
+    declared = {m.name: m for family in REGISTRY.values() for m in family.trec_eval}
+    table: dict[str, TrecMeasure | None] = {"runid": None, "num_q": None}
+    table |= dict(sorted(declared.items(), key=lambda item: _ORDER.get(item[0], len(_ORDER))))
+    return table
+
+
 _OFFICIAL = [
     "runid",
     "num_q",
@@ -100,9 +83,6 @@ _OFFICIAL = [
     "iprec_at_recall",
     "P",
 ]
-_COUNTS = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
-_GEOMETRIC = {"gm_map", "gm_bpref"}
-_UNLEVELED = {"ndcg", "ndcg_cut", "ndcg_rel", "Rndcg", "G"}  # trec_eval ignores -l for these
 _COMPACT = ("AP", "nDCG@10", "P@10", "R@100", "RR", "Rprec")
 _FORMATS = ("trec", "table", "csv", "json", "markdown", "latex", "xlsx")
 
@@ -122,17 +102,6 @@ class _UsageError(Exception):
     """Bad command-line input (exit status 2)."""
 
 
-def _trec_name(family: str, value: float | None) -> str:
-    if value is None:
-        return family
-    if family in ("iprec_at_recall", "Rprec_mult"):
-        return f"{family}_{value:.2f}"
-    return f"{family}_{value:g}"
-
-
-_LONG_CUTOFFS = {"P", "recall", "ndcg_cut", "map_cut", "relative_P", "success"}
-_FLOAT_CUTOFFS = {"iprec_at_recall", "Rprec_mult"}
-_FLOAT_PARAMETER = {"set_F"}  # one number that changes the value, not the printed name
 _C_FLOAT = re.compile(r"\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _C_INTEGER = re.compile(r"\s*[+-]?\d+")
 
@@ -143,74 +112,67 @@ def _c_number(text: str, *, whole: bool) -> float:
     return float(found.group()) if found else 0.0
 
 
-def _trec_parameters(family: str, params: str) -> tuple[float, ...]:
-    """The parameters of ``family.params``, read, sorted and checked as trec_eval does."""
-    whole = family in _LONG_CUTOFFS
+def _trec_parameters(measure: TrecMeasure, params: str) -> tuple[float, ...]:
+    """The parameters of ``name.params``, read, sorted and checked as trec_eval does."""
+    spec = f"{measure.name}.{params}"
+    whole = measure.parameter == "cutoffs"
     values = [_c_number(text, whole=whole) for text in params.split(",")]
-    if family in _FLOAT_PARAMETER:
+    if measure.parameter == "value":
         if len(values) != 1:
-            msg = f"trec_eval measure {family!r} takes one parameter (got {family}.{params})"
+            msg = f"trec_eval measure {measure.name!r} takes one parameter (got {spec})"
             raise MetricError(msg)
         return tuple(values)
     values.sort()
     if whole and values[0] <= 0:
-        msg = f"cutoffs must be positive whole numbers (got {family}.{params})"
+        msg = f"cutoffs must be positive whole numbers (got {spec})"
         raise MetricError(msg)
     if len(set(values)) != len(values):
-        msg = f"duplicate cutoffs in {family}.{params}, which trec_eval refuses"
+        msg = f"duplicate cutoffs in {spec}, which trec_eval refuses"
         raise MetricError(msg)
     return tuple(values)
 
 
-def _trec_measures(family: str, params: str | None) -> list[_Measure]:
-    spelled, defaults = _TREC[family]
-    takes = family in _LONG_CUTOFFS | _FLOAT_CUTOFFS | _FLOAT_PARAMETER
-    if params is not None and not takes:
-        msg = f"trec_eval measure {family!r} takes no parameters (got {family}.{params})"
+def _trec_measures(name: str, params: str | None) -> list[_Measure]:
+    measure = _trec_table()[name]
+    order = _ORDER.get(name, len(_ORDER))
+    if params is not None and (measure is None or measure.parameter == "none"):
+        msg = f"trec_eval measure {name!r} takes no parameters (got {name}.{params})"
         raise MetricError(msg)
+    if measure is None:  # runid, num_q: summary lines only
+        return [_Measure(name, None, (order, 0), name)]
     values: tuple[float | None, ...] = (
-        _trec_parameters(family, params) if params is not None else defaults or (None,)
+        _trec_parameters(measure, params) if params is not None else measure.defaults or (None,)
     )
-    out = []
-    for index, value in enumerate(values):
-        name = family if family in _FLOAT_PARAMETER else _trec_name(family, value)
-        if spelled is None:
-            out.append(_Measure(name, None, (_ORDER[family], index), family))
-            continue
-        text = spelled.format(_parameter_text(family, value))
-        metric = parse_metric(text)
-        kind = "sum" if family in _COUNTS else "gmean" if family in _GEOMETRIC else "mean"
-        leveled = family not in _UNLEVELED
-        out.append(_Measure(name, metric, (_ORDER[family], index), kind, leveled))
-    return out
-
-
-def _parameter_text(family: str, value: float | None) -> str:
-    """The parameter as the pdireval name takes it."""
-    if value is None:
-        return ""
-    if family == "set_F":  # trec_eval's x weighs as beta squared: F = (1+x)PR / (xP+R)
-        return repr(math.sqrt(value)) if value > 0 else "0"
-    return f"{value:g}"
+    return [
+        _Measure(
+            measure.key(value),
+            parse_metric(measure.metric_name(value)),
+            (order, index),
+            measure.summary,
+            measure.leveled,
+        )
+        for index, value in enumerate(values)
+    ]
 
 
 def parse_measures(specs: Sequence[str], *, trec_order: bool = True) -> list[_Measure]:
     """Turn ``-m`` arguments into measures, duplicates dropped: in trec_eval's print order,
-    or (``trec_order=False``, for the tables) in the order asked."""
+    or (``trec_order=False``, for the tables) in the order asked.
+    """
     asked: list[tuple[int, _Measure]] = []
     for position, spec in enumerate(specs):
         if spec in ("official", "all_trec"):
-            families = _OFFICIAL if spec == "official" else list(_TREC)
+            families = _OFFICIAL if spec == "official" else list(_trec_table())
             for family in families:
                 asked += [(position, m) for m in _trec_measures(family, None)]
             continue
         family, dot, params = spec.partition(".")
-        if family in _TREC:
+        if family in _trec_table():
             asked += [(position, m) for m in _trec_measures(family, params if dot else None)]
             continue
         metric = parse_metric(spec)  # a pdireval name; raises MetricError with a hint
         metric.validate()
-        asked.append((position, _Measure(metric.label, metric, (len(_TREC), position))))
+        asked.append((position, _Measure(metric.label, metric, (len(_ORDER) + 1, position))))
     first: dict[tuple[str, str], tuple[int, _Measure]] = {}
     for position, m in asked:
         first.setdefault((m.name, m.summary), (position, m))
@@ -313,7 +275,7 @@ def _summarise(values: pd.DataFrame, measures: list[_Measure], retrieved: set) -
 def _value(measure: _Measure, value: object) -> str:
     if measure.summary in ("runid",):
         return str(value)
-    if measure.summary in ("num_q", "sum") or measure.name in _COUNTS:
+    if measure.summary in ("num_q", "sum"):
         return str(round(float(value)))  # type: ignore[arg-type]
     number = float(value)  # type: ignore[arg-type]
     return "-nan" if math.isnan(number) else f"{number:.4f}"  # C's printf of 0.0 / 0.0
@@ -368,7 +330,8 @@ _LARGE_FILE = 50_000_000  # bytes: about a second of reading
 
 def _progress(message: str) -> None:
     """A sign of life on stderr, only when a person watches it (a terminal): never in
-    pipes, files or tests."""
+    pipes, files or tests.
+    """
     if sys.stderr.isatty():
         print(f"pdireval: {message}", file=sys.stderr, flush=True)
 
@@ -449,7 +412,8 @@ def _run_eval(args: argparse.Namespace) -> int:
         _write(json.dumps(payload, indent=2) + "\n", args.output)
     else:
         if fmt == "xlsx" and args.output is None:
-            raise _UsageError("--format xlsx needs an output file: -o results.xlsx")
+            msg = "--format xlsx needs an output file: -o results.xlsx"
+            raise _UsageError(msg)
         if summary.shape[0] < 2:
             msg = (
                 f"--format {fmt} writes a comparison report of two or more runs; "
@@ -499,7 +463,6 @@ def _comparison_text(frame: pd.DataFrame, measures: list[_Measure], args) -> str
 
 def demo(output=None) -> int:
     """Evaluate and compare the three runs of the built-in example collection."""
-
     out = output or sys.stdout
     frame = example()
     metrics = list(_COMPACT)

@@ -53,7 +53,8 @@ _KEY = "__pdireval_partition_key__"
 
 class _RoutineShuffleLines(logging.Filter):
     """Drop the two lines distributed's P2P shuffle logs at WARNING for every shuffle it
-    starts and ends (informational, not warnings); its real warnings and errors pass."""
+    starts and ends (informational, not warnings); its real warnings and errors pass.
+    """
 
     ROUTINE = ("Shuffle %s initialized by task", "Shuffle %s deactivated due to stimulus")
 
@@ -79,7 +80,8 @@ def _evaluate_partition(
     checked: None = None,
 ) -> pd.DataFrame:
     """The pandas engine on one partition (``checked``: the colocation check's result,
-    passed only so that every partition waits for it)."""
+    passed only so that every partition waits for it).
+    """
     table = _evaluate.per_query(part.drop(columns=_KEY, errors="ignore"), metrics, columns, options)
     table = table.reset_index()
     table.columns.name = None

@@ -87,7 +87,8 @@ def _check_depth(depth: object) -> int | None:
 
 def _ragged(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For groups of the given lengths: each element's group, its 1-based index, and
-    each group's offset into the flat array."""
+    each group's offset into the flat array.
+    """
     offset = np.r_[0, np.cumsum(lengths)[:-1]].astype(np.int64)
     group = np.repeat(np.arange(len(lengths)), lengths)
     index = np.arange(int(lengths.sum()), dtype=np.int64) - offset[group] + 1

@@ -179,14 +179,15 @@ def bpref(ranking: Sequence[Label], judged: Sequence[Label], *, rel: int = 1) ->
 
 
 def gain_of(label: Label, *, gain: str | Mapping[int, float], rel: int) -> float:
-    """Gain of one label: 0 unless relevant; then label, 2**label - 1, or mapping[label]."""
+    """Gain of one label: a mapping's gain for every label it lists; else 0 unless
+    relevant, then label (linear, and labels a mapping does not list) or 2**label - 1."""
+    if not isinstance(gain, str) and is_judged(label) and int(label) in dict(gain):
+        return float(dict(gain)[int(label)])
     if not is_relevant(label, rel):
         return 0.0
-    if gain == "linear":
-        return float(label)
     if gain == "exp":
         return 2.0 ** float(label) - 1.0
-    return float(dict(gain)[int(label)])
+    return float(label)
 
 
 def discount_of(position: int, *, discount: str, base: float) -> float:
@@ -273,6 +274,8 @@ def reference_value(
     """Value of metric ``family(**params) @ k`` for one query."""
     function = REFERENCE[family]
     options = dict(params)
+    if options.pop("judged_only", False):  # trec_eval -J: unjudged and negative labels go
+        ranking = [label for label in ranking if is_judged(label) and label >= 0]
     if k is not None:
         options["k"] = k
     return function(ranking, judged, **options)

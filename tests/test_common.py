@@ -66,7 +66,13 @@ def _variants(family: Any) -> list[Metric]:
     if "norm" in family.params:
         metrics += [family(norm="min")]
     if "beta" in family.params:
-        metrics += [family(beta=0.5), family(alpha=0.2)]
+        metrics += [family(beta=0.5), family(fbeta=2), family(alpha=0.2)]
+    if "max_label" in family.params:
+        metrics += [family(max_label="query"), family(max_label=2, rel=2)]
+    if "negative" in family.params:
+        metrics += [family(negative="unjudged")]
+    if "judged_only" in family.params:
+        metrics += [family(judged_only=True, **needed)]
     return metrics
 
 

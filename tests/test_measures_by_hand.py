@@ -55,11 +55,15 @@ def test_cumulative_gain() -> None:
 
 
 def test_f_at_k() -> None:
-    """F@3 of P@3 = 2/3 and R@3 = 1: F1 = 0.8, F2 = (5 * 2/3) / (4 * 2/3 + 1) = 10/11."""
+    """F@3 of P@3 = 2/3 and R@3 = 1: F1 = 0.8, F2 = (5 * 2/3) / (4 * 2/3 + 1) = 10/11.
+
+    Van Rijsbergen's F_2 is fbeta=2; trec_eval's and ir_measures' beta is the recall
+    weight w = fbeta^2 = 4; alpha = 1 / (1 + w) = 0.2."""
     frame = _ranking([1, 0, 1, 0])
     assert _value(frame, "F@3") == pytest.approx(0.8)
-    assert _value(frame, "F(beta=2)@3") == pytest.approx(10 / 11)
-    assert _value(frame, "F(alpha=0.2)@3") == pytest.approx(10 / 11)  # beta^2 = 0.8 / 0.2
+    assert _value(frame, "F(fbeta=2)@3") == pytest.approx(10 / 11)
+    assert _value(frame, "F(beta=4)@3") == pytest.approx(10 / 11)
+    assert _value(frame, "F(alpha=0.2)@3") == pytest.approx(10 / 11)
     assert _value(_ranking([0, 0], unretrieved=[1]), "F@2") == 0.0
 
 
@@ -83,7 +87,8 @@ def test_breakeven_is_r_precision() -> None:
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("SetF(alpha=0.5, beta=2)", r"either beta= or alpha="),
+        ("SetF(alpha=0.5, beta=2)", r"give F one weight, not beta and alpha"),
+        ("F(fbeta=2, beta=4)@5", r"give F one weight, not beta and fbeta"),
         ("SetF(alpha=1.5)", r"alpha= must be in \(0, 1\]"),
         ("IPrec@1.5", r"recall level between 0 and 1"),
         ("IPrec@high", r"recall level such as 0.5"),
@@ -111,17 +116,22 @@ EXAMPLE = _ranking([1, 0, None, 2], unretrieved=[1])
 
 
 def test_judged_at_k() -> None:
-    """Unjudged and negatively labelled (pooled, unjudged) documents count as not judged."""
+    """As ir_measures: a negative label is a judgment, and the divisor is min(k, retrieved);
+    negative='unjudged' reads a negative label as trec_eval does (pooled, not judged)."""
     frame = _ranking([1, None, -1, 0, 2])
     assert _value(frame, "Judged@1") == 1.0
-    assert _value(frame, "Judged@3") == pytest.approx(1 / 3)
-    assert _value(frame, "Judged@5") == pytest.approx(3 / 5)
-    assert _value(frame, "Judged@10") == pytest.approx(3 / 10)  # divided by k, like P@k
-    assert _value(frame, "Judged") == pytest.approx(3 / 5)  # divided by the number retrieved
+    assert _value(frame, "Judged@3") == pytest.approx(2 / 3)
+    assert _value(frame, "Judged@5") == pytest.approx(4 / 5)
+    assert _value(frame, "Judged@10") == pytest.approx(4 / 5)  # 5 retrieved
+    assert _value(frame, "Judged") == pytest.approx(4 / 5)
     assert _value(frame, "judged_5") == _value(frame, "Judged@5")
+    assert _value(frame, "Judged(negative='unjudged')@3") == pytest.approx(1 / 3)
+    assert _value(frame, "Judged(negative='unjudged')@10") == pytest.approx(3 / 5)
     # judged_only drops the unjudged documents: all that is left is judged.
     assert _value(frame, "Judged@2", judged_only=True) == 1.0
-    assert _value(frame, "Judged@5", judged_only=True) == pytest.approx(3 / 5)
+    assert _value(frame, "Judged@5", judged_only=True) == 1.0
+    # judged_only drops negative labels too (trec_eval -J): 1, 0, 2 remain
+    assert _value(frame, "Judged(negative='unjudged')@5", judged_only=True) == 1.0
 
 
 # --------------------------------------------------------------------------- RBP
@@ -156,21 +166,25 @@ def test_rbp_persistence_must_be_a_probability(p) -> None:
 
 
 def test_err_by_hand() -> None:
-    """g_max = 2 (the largest judged label): R = 1/4 at rank 1, 3/4 at rank 4."""
-    assert _value(EXAMPLE, "ERR") == pytest.approx(1 / 4 + (1 / 4) * (3 / 4) * (3 / 4))
-    assert _value(EXAMPLE, "ERR@3") == pytest.approx(1 / 4)
-    # max_label=4 (a 0..4 scale): R = 1/16 and 3/16.
+    """Labels 1 at rank 1 and 2 at rank 4. On the 0..4 scale (the default, as gdeval and
+    ir_measures): R = 1/16 and 3/16."""
     expected = 1 / 16 + (1 / 4) * (3 / 16) * (15 / 16)
+    assert _value(EXAMPLE, "ERR") == pytest.approx(expected)
     assert _value(EXAMPLE, "ERR(max_label=4)") == pytest.approx(expected)
+    assert _value(EXAMPLE, "ERR@3") == pytest.approx(1 / 16)
+    # g_max = the query's largest judged label, 2: R = 1/4 and 3/4.
+    by_query = 1 / 4 + (1 / 4) * (3 / 4) * (3 / 4)
+    assert _value(EXAMPLE, "ERR(max_label='query')") == pytest.approx(by_query)
     # Labels above max_label count as max_label: R = 1/2 for both.
     assert _value(EXAMPLE, "ERR(max_label=1)") == pytest.approx(1 / 2 + (1 / 4) * (1 / 2) * (1 / 2))
-    assert _value(EXAMPLE, "ERR(rel=2)") == pytest.approx((1 / 4) * (3 / 4))
+    assert _value(EXAMPLE, "ERR(rel=2, max_label='query')") == pytest.approx((1 / 4) * (3 / 4))
 
 
 def test_err_of_one_perfect_document_at_the_top() -> None:
     """Chapelle et al.: a top-grade document at rank 1 gives (2^g - 1) / 2^g."""
-    assert _value(_ranking([3, 0, 0]), "ERR") == pytest.approx(7 / 8)
-    assert _value(_ranking([0, 3]), "ERR") == pytest.approx(7 / 16)
+    assert _value(_ranking([4, 0, 0]), "ERR") == pytest.approx(15 / 16)
+    assert _value(_ranking([3, 0, 0]), "ERR(max_label='query')") == pytest.approx(7 / 8)
+    assert _value(_ranking([0, 3]), "ERR(max_label='query')") == pytest.approx(7 / 16)
     assert _value(_ranking([0, 0], unretrieved=[2]), "ERR") == 0.0
 
 
@@ -251,7 +265,7 @@ def _rankings(merged: pd.DataFrame) -> dict[str, tuple[list[float], list[float]]
 
 
 def _slow_judged(ranking, judged, k):
-    return sum(1 for label in ranking[:k] if label >= 0) / k
+    return sum(1 for label in ranking[:k] if label == label) / min(k, len(ranking))  # not NaN
 
 
 def _slow_rbp(ranking, judged, k, p, rel):
@@ -288,7 +302,8 @@ def test_rbp_judged_and_err_agree_with_slow_references(seed: int) -> None:
             (f"RBP{at}", lambda r, j, k=k: _slow_rbp(r, j, k, 0.8, 1)),
             (f"RBP(p=0.95, rel=2){at}", lambda r, j, k=k: _slow_rbp(r, j, k, 0.95, 2)),
             (f"RBPResidual(p=0.6){at}", lambda r, j, k=k: _slow_residual(r, j, k, 0.6)),
-            (f"ERR{at}", lambda r, j, k=k: _slow_err(r, j, k, 1, None)),
+            (f"ERR{at}", lambda r, j, k=k: _slow_err(r, j, k, 1, 4)),
+            (f"ERR(max_label='query'){at}", lambda r, j, k=k: _slow_err(r, j, k, 1, None)),
             (f"ERR(rel=2, max_label=2){at}", lambda r, j, k=k: _slow_err(r, j, k, 2, 2)),
         ]
     ours = pdireval.evaluate(merged, [name for name, _ in cases], queries="retrieved")

@@ -84,10 +84,12 @@ def test_label_parses_back_to_equal_metric(spec: str, label: str) -> None:
 @pytest.mark.parametrize(
     ("spec", "family", "k", "options"),
     [
-        ("map_cut_10", "AP", 10, {"rel": 1, "norm": "R"}),
-        ("P(rel=2)@10", "P", 10, {"rel": 2}),
-        ("recall_100", "R", 100, {"rel": 1}),
-        ("RR", "RR", None, {"rel": 1}),
+        ("map_cut_10", "AP", 10, {"rel": 1, "norm": "R", "judged_only": False}),
+        ("P(rel=2)@10", "P", 10, {"rel": 2, "judged_only": False}),
+        ("recall_100", "R", 100, {"rel": 1, "judged_only": False}),
+        ("RR", "RR", None, {"rel": 1, "judged_only": False}),
+        ("P(cutoff=5, judged_only=True)", "P", 5, {"rel": 1, "judged_only": True}),
+        ("IPrec(recall=0.5)", "IPrec", 0.5, {"rel": 1, "judged_only": False}),
         (
             "nDCG(gain={0: 0, 1: 1, 2: 3})@5",
             "nDCG",
@@ -98,13 +100,21 @@ def test_label_parses_back_to_equal_metric(spec: str, label: str) -> None:
                 "discount": "log2",
                 "base": 2,
                 "rel_only": False,
+                "judged_only": False,
             },
         ),
         (
             "nDCG(discount='jarvelin', base=10)",
             "nDCG",
             None,
-            {"rel": 1, "gain": "linear", "discount": "jarvelin", "base": 10, "rel_only": False},
+            {
+                "rel": 1,
+                "gain": "linear",
+                "discount": "jarvelin",
+                "base": 10,
+                "rel_only": False,
+                "judged_only": False,
+            },
         ),
         ("NumRet", "NumRet", None, {}),
     ],
@@ -226,16 +236,19 @@ def test_unknown_name_without_close_match() -> None:
 def test_unknown_parameter_did_you_mean() -> None:
     """An unknown parameter names the family, the valid parameters and the closest one."""
     message = _metric_error("nDCG(gian='exp')@10", r"nDCG has no parameter 'gian'")
-    assert "['rel', 'gain', 'discount', 'base', 'rel_only']" in message
+    assert "['rel', 'gain', 'discount', 'base', 'rel_only', 'judged_only']" in message
     assert "did you mean 'gain'" in message
 
 
 def test_unknown_parameter_on_object() -> None:
-    """Calling a family with an unknown keyword is a MetricError too."""
+    """Calling a family with an unknown keyword is a MetricError too; cutoff= is the
+    cutoff (ir_measures' spelling) wherever the family takes one."""
+    assert AP(cutoff=5) == AP @ 5
     with pytest.raises(
-        MetricError, match=r"AP has no parameter 'cutoff' \(parameters: \['rel', 'norm'\]\)"
+        MetricError,
+        match=r"AP has no parameter 'depth' \(parameters: \['rel', 'norm', 'judged_only'\]\)",
     ):
-        AP(cutoff=5)
+        AP(depth=5)
 
 
 @pytest.mark.parametrize(

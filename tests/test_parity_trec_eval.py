@@ -1,4 +1,9 @@
-"""Parity with trec_eval 9.0.8 (pytrec-eval-terrier) to 1e-9 on adversarial data."""
+"""Parity with trec_eval 9.0.8 (pytrec-eval-terrier) to 1e-9 on adversarial data.
+
+The measures compared are the ones the metric families declare (``Family.trec_eval``):
+a family that declares a trec_eval name is checked against it here, under the default
+query policy, -c, -J and -M, at relevance levels 1 and 2.
+"""
 
 from __future__ import annotations
 
@@ -8,75 +13,64 @@ import pytest
 from adversarial import CUTOFFS, adversarial_case, to_trec_dicts, truncate
 
 import pdireval
+from pdireval.metrics import REGISTRY, Metric
+from pdireval.metrics._base import TrecMeasure
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
 CUTS = ",".join(map(str, CUTOFFS))
-TREC_MEASURES = {
-    "map",
-    "recip_rank",
-    "ndcg",
-    "Rprec",
-    "bpref",
-    "num_rel",
-    "num_ret",
-    "num_rel_ret",
-    f"P.{CUTS}",
-    f"recall.{CUTS}",
-    f"map_cut.{CUTS}",
-    f"ndcg_cut.{CUTS}",
-    f"success.{CUTS}",
-    "set_P",
-    "set_recall",
-    "set_F",
-    "set_map",
-    "set_relative_P",
-    f"relative_P.{CUTS}",
-    "num_nonrel_judged_ret",
-    "Rprec_mult.0.2,0.5,1.5,2.0",
-    "iprec_at_recall",
-    "11pt_avg",
-}
-RECALL_LEVELS = ("0.00", "0.10", "0.20", "0.30", "0.40", "0.50", "0.60", "0.70", "0.80", "0.90")
-RECALL_LEVELS += ("1.00",)
+
+
+def _declared() -> list[TrecMeasure]:
+    """Every trec_eval measure the metric families declare, but the geometric means
+    (per query they are their arithmetic measure: gm_map is map)."""
+    return [
+        measure
+        for family in REGISTRY.values()
+        for measure in family.trec_eval
+        if measure.summary != "gmean"
+    ]
+
+
+#: what pytrec_eval is asked for: every declared measure, cutoffs at the test's CUTOFFS
+TREC_MEASURES = {f"{m.name}.{CUTS}" if m.parameter == "cutoffs" else m.name for m in _declared()}
+
+
+def _at_level(metric: Metric, level: int) -> Metric:
+    params = tuple((name, level if name == "rel" else value) for name, value in metric.params)
+    return Metric(metric.family, params, metric.k)
 
 
 def _pairs(level: int) -> dict[str, str]:
-    """pdireval metric name -> trec_eval result key."""
-    rel = "" if level == 1 else f"(rel={level})"
-    pairs = {
-        f"AP{rel}": "map",
-        f"RR{rel}": "recip_rank",
-        "nDCG": "ndcg",  # trec_eval's ndcg ignores the relevance level
-        f"Rprec{rel}": "Rprec",
-        f"Bpref{rel}": "bpref",
-        f"NumRel{rel}": "num_rel",
-        "NumRet": "num_ret",
-        f"NumRelRet{rel}": "num_rel_ret",
-        f"SetP{rel}": "set_P",
-        f"SetR{rel}": "set_recall",
-        f"SetF{rel}": "set_F",
-        f"SetAP{rel}": "set_map",
-        f"SetRelP{rel}": "set_relative_P",
-        f"NumNonRelJudgedRet{rel}": "num_nonrel_judged_ret",
-        f"iAP{rel}": "11pt_avg",
-    }
-    inner = "" if level == 1 else f"rel={level}, "
-    for mult in ("0.2", "0.5", "1.5", "2.0"):
-        pairs[f"Rprec({inner}mult={mult})"] = f"Rprec_mult_{mult}0"
-    for recall in RECALL_LEVELS:
-        pairs[f"IPrec{rel}@{float(recall)}"] = f"iprec_at_recall_{recall}"
-    for k in CUTOFFS:
-        pairs.update(
-            {
-                f"P{rel}@{k}": f"P_{k}",
-                f"R{rel}@{k}": f"recall_{k}",
-                f"AP{rel}@{k}": f"map_cut_{k}",
-                f"nDCG@{k}": f"ndcg_cut_{k}",
-                f"Success{rel}@{k}": f"success_{k}",
-            }
-        )
+    """pdireval metric label -> trec_eval result key, derived from the registry."""
+    pairs = {}
+    for measure in _declared():
+        values = CUTOFFS if measure.parameter == "cutoffs" else measure.defaults or (None,)
+        for value in values:
+            metric = pdireval.parse_metric(measure.metric_name(value))
+            if measure.leveled and "rel" in metric.family.params:
+                metric = _at_level(metric, level)
+            pairs[metric.label] = measure.key(value)
     return pairs
+
+
+def test_every_declared_measure_is_compared() -> None:
+    """The comparison covers the whole registry's trec_eval names, and nothing else."""
+    keys = set(_pairs(1).values())
+    assert {"map", "P_5", "ndcg_cut_20", "iprec_at_recall_0.50", "Rprec_mult_0.20"} <= keys
+    assert {"infAP", "utility", "G", "binG", "ndcg_rel", "Rndcg", "set_F", "11pt_avg"} <= keys
+    assert len(_declared()) == 29
+
+
+def _rndcg_at_level(expected: dict, ours: pd.DataFrame, qrels: pd.DataFrame, level: int) -> None:
+    """trec_eval's Rndcg uses every gain whatever -l, except that a query without a document
+    at the relevance level scores 0. pdireval's Rndcg (rel=1) is the same measure; check
+    trec_eval's 0 on those queries, then leave them out of the comparison."""
+    reaching = set(qrels.loc[qrels["rel"] >= level, "query"].astype(str))
+    for query, values in expected.items():
+        if query not in reaching:
+            assert values["Rndcg"] == 0.0
+            values["Rndcg"] = ours.loc[query, "Rndcg"]
 
 
 def _trec_eval(run: pd.DataFrame, qrels: pd.DataFrame, measures, level: int) -> dict:
@@ -108,6 +102,7 @@ def test_retrieved_policy_equals_plain_trec_eval(seed: int, level: int) -> None:
     pairs = _pairs(level)
     ours = pdireval.evaluate(pdireval.merge_qrels(run, qrels), list(pairs), queries="retrieved")
     assert sorted(ours.index) == sorted(expected)
+    _rndcg_at_level(expected, ours, qrels, level)
     assert _compare(ours, expected, pairs) == []
 
 
@@ -127,6 +122,7 @@ def test_judged_policy_equals_trec_eval_c(seed: int, level: int) -> None:
     for query in unretrieved:
         expected[query] = {key: 0.0 for key in pairs.values()}
         expected[query]["num_rel"] = float(num_rel.get(query, 0))
+    _rndcg_at_level(expected, ours, qrels, level)
     assert _compare(ours, expected, pairs) == []
 
 
@@ -188,23 +184,51 @@ def test_judged_only_equals_trec_eval_J(seed: int, level: int) -> None:
     expected = evaluator.evaluate(run_dict)
     merged = pdireval.merge_qrels(run, qrels)
     ours = pdireval.evaluate(merged, list(pairs), queries="retrieved", judged_only=True)
+    _rndcg_at_level(expected, ours, qrels, level)
     assert _compare(ours, expected, pairs) == []
 
 
-@pytest.mark.parametrize("beta", [0.5, 2.0, 3.0])
+@pytest.mark.parametrize("x", [0.25, 4.0, 9.0])
 @pytest.mark.parametrize("seed", range(4))
-def test_set_f_beta_is_trec_eval_set_f_of_beta_squared(seed: int, beta: float) -> None:
-    """SetF(beta=b) takes the beta of the notes; trec_eval's set_F.x takes x = b**2."""
+def test_set_f_beta_is_trec_eval_set_f_x(seed: int, x: float) -> None:
+    """SetF(beta=x) is trec_eval's set_F.x (as in ir_measures); the textbook F_beta is
+    SetF(fbeta=b) with x = b**2, and alpha = 1 / (1 + x) gives it too."""
     run, qrels = adversarial_case(seed)
-    expected = _trec_eval(run, qrels, {f"set_F.{beta * beta}"}, 1)
-    label = f"SetF(beta={beta})"
-    ours = pdireval.evaluate(pdireval.merge_qrels(run, qrels), label, queries="retrieved")
+    expected = _trec_eval(run, qrels, {f"set_F.{x}"}, 1)
+    merged = pdireval.merge_qrels(run, qrels)
+    label = f"SetF(beta={x})"
+    ours = pdireval.evaluate(merged, label, queries="retrieved")
     assert _compare(ours, expected, {label: "set_F"}) == []
-    alpha = 1 / (1 + beta * beta)
-    by_alpha = pdireval.evaluate(pdireval.merge_qrels(run, qrels), f"SetF(alpha={alpha})")
-    np.testing.assert_allclose(
-        by_alpha.iloc[:, 0].to_numpy(),
-        pdireval.evaluate(pdireval.merge_qrels(run, qrels), label).iloc[:, 0].to_numpy(),
-        rtol=0,
-        atol=1e-12,
-    )
+    same = [f"SetF(fbeta={x**0.5})", f"SetF(alpha={1 / (1 + x)})"]
+    for other in same:
+        np.testing.assert_allclose(
+            pdireval.evaluate(merged, other).iloc[:, 0].to_numpy(),
+            pdireval.evaluate(merged, label).iloc[:, 0].to_numpy(),
+            rtol=0,
+            atol=1e-12,
+        )
+
+
+@pytest.mark.parametrize("k", [1, 3, 5, 10])
+@pytest.mark.parametrize("seed", range(6))
+def test_ndcg_rel_at_k_is_ndcg_rel_of_the_top_k(seed: int, k: int) -> None:
+    """``nDCG(rel_only=True)@k`` is ndcg_rel of the ranking cut at k (trec_eval -M k)."""
+    run, qrels = adversarial_case(seed)
+    expected = _trec_eval(truncate(run, k), qrels, {"ndcg_rel"}, 1)
+    label = f"nDCG(rel_only=True)@{k}"
+    ours = pdireval.evaluate(pdireval.merge_qrels(run, qrels), label, queries="retrieved")
+    assert _compare(ours, expected, {label: "ndcg_rel"}) == []
+
+
+def test_trec_eval_measures_differ_from_their_neighbours() -> None:
+    """The parity above is not vacuous: on the adversarial data infAP differs from AP
+    (pooled-but-unjudged labels), ndcg_rel and Rndcg from nDCG, binG from G."""
+    run, qrels = adversarial_case(0)
+    merged = pdireval.merge_qrels(run, qrels)
+    names = ["infAP", "AP", "nDCG(rel_only=True)", "Rndcg", "nDCG", "G", "binG", "Utility"]
+    ours = pdireval.evaluate(merged, names, queries="retrieved")
+    for first, second in [("infAP", "AP"), ("nDCG(rel_only=True)", "nDCG"), ("Rndcg", "nDCG")]:
+        assert not np.allclose(ours[first], ours[second])
+    assert not np.allclose(ours["G"], ours["binG"])
+    assert (ours["Utility"] < 0).any()
+    assert (ours["Utility"] > 0).any()

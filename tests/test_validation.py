@@ -594,9 +594,12 @@ def test_exponential_gain_beyond_float_range_is_refused() -> None:
 
 
 def test_err_with_large_grades_stays_finite() -> None:
-    """R = (2^g - 1) / 2^g_max never overflows: a top grade at rank 1 stops the user."""
-    table = pdireval.evaluate(_graded([5000, 1, 0]), ["ERR", "ERR(max_label=2000)"])
-    np.testing.assert_allclose(table.to_numpy(), [[1.0, 1.0]], rtol=0, atol=1e-12)
+    """R = (2^g - 1) / 2^g_max never overflows: a top grade at rank 1 stops the user. On
+    the default 0..4 scale grade 5000 counts as 4: R = 15/16, then 1/16 at rank 2."""
+    names = ["ERR(max_label='query')", "ERR(max_label=2000)", "ERR"]
+    table = pdireval.evaluate(_graded([5000, 1, 0]), names)
+    expected = [[1.0, 1.0, 15 / 16 + (1 / 16) * (1 / 16) / 2]]
+    np.testing.assert_allclose(table.to_numpy(), expected, rtol=0, atol=1e-12)
 
 
 def test_infinite_gain_in_a_mapping_is_refused() -> None:

@@ -169,26 +169,14 @@ def _first_paragraph(text: str | None) -> str:
 
 
 def _trec_eval_names() -> dict[str, list[str]]:
-    """trec_eval measure names by pdireval family, from the command line's table."""
-    names: dict[str, list[str]] = {}
-    try:
-        from pdireval import cli
+    """trec_eval measure names by pdireval family, as the families declare them."""
+    from pdireval.metrics import REGISTRY
 
-        table = cli._TREC
-    except (ImportError, AttributeError):  # the command line changed: no names shown
-        return names
-    from pdireval.metrics import parse_metric
-
-    for trec, entry in table.items():
-        spelled = entry[0] if isinstance(entry, tuple) else entry
-        if not isinstance(spelled, str):
-            continue
-        try:
-            family = parse_metric(spelled.replace("{}", "1") if "{}" in spelled else spelled)
-        except Exception:  # a form the parser does not take alone
-            continue
-        names.setdefault(family.family.name, []).append(trec)
-    return names
+    return {
+        name: [measure.name for measure in family.trec_eval]
+        for name, family in REGISTRY.items()
+        if family.trec_eval
+    }
 
 
 def _literal(text: Any) -> str:

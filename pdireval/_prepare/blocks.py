@@ -45,7 +45,8 @@ class Blocks:
 
     def keys(self, ids: pd.Series) -> np.ndarray | None:
         """A uint64 per block, equal for equal ids (hashed from the first row of each
-        block); None when the dtype has no keys. Computed once per column."""
+        block); None when the dtype has no keys. Computed once per column.
+        """
         if id(ids) not in self._keys:
             self._keys[id(ids)] = id_keys(ids if self.scattered else take(ids, self.firsts))
         return self._keys[id(ids)]
@@ -73,7 +74,8 @@ class Blocks:
 
 def blocks_of(columns: list[pd.Series]) -> Blocks:
     """Blocks of rows where every column keeps its value; each row alone when there are
-    more than one block per eight rows (scattered ids)."""
+    more than one block per eight rows (scattered ids).
+    """
     n = len(columns[0])
     if n > 1:
         change = np.r_[True, adjacent_differs(columns[0])]

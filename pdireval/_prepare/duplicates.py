@@ -127,7 +127,8 @@ def _repeats_within(keys: np.ndarray) -> bool:
 
 def _has_repeat(keys: np.ndarray) -> bool:
     """Whether a key occurs twice: keys are split by their top bits into cache-sized
-    buckets (equal keys share a bucket), each checked by a hash table."""
+    buckets (equal keys share a bucket), each checked by a hash table.
+    """
     n = len(keys)
     if n <= 2 * _WINDOW:
         return _repeats_within(keys)

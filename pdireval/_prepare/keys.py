@@ -86,7 +86,7 @@ def spread(keys: np.ndarray, bits: int) -> np.ndarray:
 
 
 def string_dtype() -> Any:
-    """pandas' Arrow-backed string dtype with NaN for missing values (pandas 3's ``str``)."""
+    """Pandas' Arrow-backed string dtype with NaN for missing values (pandas 3's ``str``)."""
     try:
         return pd.StringDtype("pyarrow", na_value=np.nan)
     except TypeError:  # pragma: no cover - pandas < 2.3 spells it as a storage

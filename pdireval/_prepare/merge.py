@@ -98,7 +98,8 @@ def merge_resolved(
     check_overlap: bool = True,
 ) -> pd.DataFrame:
     """:func:`merge_qrels` with the column roles resolved (``check_overlap``: refuse a run
-    that shares no query or document with the qrels)."""
+    that shares no query or document with the qrels).
+    """
     _refuse_mismatched_roles(run, qrels, run_cols, qrels_cols)
     run_cols.require(run, "query", "doc", fix="columns={'%s': '<column>'}")
     qrels_cols.require(qrels, "query", "doc", "rel", fix="qrels_columns={'%s': '<column>'}")

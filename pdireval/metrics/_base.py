@@ -17,7 +17,7 @@ import numpy as np
 from pdireval._errors import MetricError
 from pdireval._prepare.ranked import Ranked
 
-__all__ = ["REGISTRY", "Family", "Metric", "Param", "register"]
+__all__ = ["REGISTRY", "Family", "Metric", "Param", "TrecMeasure", "register"]
 
 Kernel = Callable[..., np.ndarray]
 Cutoff = Literal["required", "optional", "none"]
@@ -74,6 +74,72 @@ def boolean(name: str, value: Any) -> bool:
         msg = f"parameter {name}= must be True or False, got {value!r}"
         raise MetricError(msg)
     return bool(value)
+
+
+#: trec_eval's default cutoffs of P, recall, map_cut, ndcg_cut and relative_P.
+TREC_CUTOFFS: tuple[int, ...] = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+
+
+@dataclass(frozen=True)
+class TrecMeasure:
+    """One trec_eval measure a family computes, declared on the family.
+
+    Parameters
+    ----------
+    name : str
+        trec_eval's name, e.g. ``"map_cut"``.
+    spelled : str
+        The pdireval name; ``{}`` stands for trec_eval's parameter (``"AP@{}"``).
+    defaults : tuple of float
+        trec_eval's default parameters (its cutoffs or recall levels).
+    parameter : {"none", "cutoffs", "levels", "value"}
+        What ``name.x,y`` takes: nothing, whole cutoffs (read as C's atol), recall
+        levels (atof, printed with two decimals) or one number that changes the value
+        but not the printed name (set_F's x).
+    summary : {"mean", "sum", "gmean"}
+        How trec_eval aggregates it over queries.
+    leveled : bool
+        Whether trec_eval's ``-l`` (relevance level) applies.
+
+    Examples
+    --------
+    >>> from pdireval.metrics import AP
+    >>> [(m.name, m.spelled) for m in AP.trec_eval]
+    [('map', 'AP'), ('gm_map', 'AP'), ('map_cut', 'AP@{}')]
+    >>> AP.trec_eval[2].key(10)
+    'map_cut_10'
+    """
+
+    name: str
+    spelled: str
+    defaults: tuple[float, ...] = ()
+    parameter: Literal["none", "cutoffs", "levels", "value"] = "none"
+    summary: Literal["mean", "sum", "gmean"] = "mean"
+    leveled: bool = True
+
+    def key(self, value: float | None = None) -> str:
+        """trec_eval's printed name for one parameter value, e.g. ``P_10``."""
+        if value is None or self.parameter in ("none", "value"):
+            return self.name
+        if self.parameter == "levels":
+            return f"{self.name}_{value:.2f}"
+        return f"{self.name}_{value:g}"
+
+    def metric_name(self, value: float | None = None) -> str:
+        """The pdireval name for one parameter value, e.g. ``P@10``."""
+        if "{}" not in self.spelled:
+            return self.spelled
+        return self.spelled.format(repr(value) if self.parameter == "value" else f"{value:g}")
+
+
+#: ir_measures' ``judged_only=True``: evaluate the ranking without its unjudged documents
+#: (trec_eval's -J for one metric); the families ir_measures accepts it for take it.
+JUDGED_ONLY = Param(
+    "judged_only", False, boolean, "evaluate the ranking with its unjudged documents removed"
+)
+
+#: Rewrites another tool's parameter spellings: returns the family to use and its params.
+Synonyms = Callable[[dict[str, Any]], tuple[str, dict[str, Any]]]
 
 
 def one_of(*choices: str) -> Callable[[str, Any], str]:
@@ -140,11 +206,18 @@ class Family:
         average_kernel: Kernel | None = None,
         constraint: Callable[[dict[str, Any]], None] | None = None,
         needs: tuple[str, ...] = (),
+        judged_only: bool = False,
+        synonyms: Synonyms | None = None,
+        trec_eval: tuple[TrecMeasure, ...] = (),
         doc: str = "",
     ) -> None:
+        if judged_only:
+            params = (*params, JUDGED_ONLY)
         self.name = name
         self.kernel = kernel
         self.params = {param.name: param for param in params}
+        self.synonyms = synonyms
+        self.trec_eval = trec_eval
         self.cutoff = cutoff
         self.cutoff_kind = cutoff_kind
         self.aliases = aliases
@@ -172,6 +245,21 @@ class Family:
         return self._metric({}, None)
 
     def _metric(self, params: Mapping[str, Any], k: float | None) -> Metric:
+        if self.synonyms is not None:  # another tool's spelling of the same metric
+            target, params = self.synonyms(dict(params))
+            if target != self.name:
+                return REGISTRY[target]._metric(params, k)
+        spelled = "recall" if self.cutoff_kind == "recall" else "cutoff"
+        if spelled in params and spelled not in self.params and self.cutoff != "none":
+            params = dict(params)
+            value = params.pop(spelled)
+            if k is not None:
+                msg = (
+                    f"{self.name} is given its cutoff twice ({spelled}={value!r} and @{k}); "
+                    f"give it once, e.g. {self.name}@{k}"
+                )
+                raise MetricError(msg)
+            k = value
         unknown = sorted(set(params) - set(self.params))
         if unknown:
             import difflib
@@ -281,7 +369,10 @@ class Metric:
                 )
                 raise MetricError(msg)
             kernel = self.family.average_kernel
-        return np.asarray(kernel(ranked, k=self.k, **self.parameters), dtype=np.float64)
+        parameters = self.parameters
+        if parameters.pop(JUDGED_ONLY.name, False):
+            ranked = ranked.judged_only()
+        return np.asarray(kernel(ranked, k=self.k, **parameters), dtype=np.float64)
 
 
 #: Every registered family by canonical name.

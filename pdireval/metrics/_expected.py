@@ -71,7 +71,8 @@ def expected_discounted_gain(
 
 def _relevant_tie_groups(ranked: Ranked, rel: int):
     """Per tie group holding relevant documents: query, first position, size, number
-    relevant, and relevant documents ranked above it."""
+    relevant, and relevant documents ranked above it.
+    """
     relevant = ranked.relevant(rel)
     group = ranked.group[relevant]
     first, size = _span(ranked, relevant)

@@ -130,8 +130,7 @@ def parse_metric(spec: MetricLike) -> Metric:
         k_text = suffixed["k"]
     k = _parse_k(k_text, spec, family) if k_text is not None else None
     params = _parse_params(match["params"], spec) if match["params"] else {}
-    metric = family(**{**preset, **params})
-    return (metric.at(k) if k is not None else metric).validate()
+    return family._metric({**preset, **params}, k).validate()
 
 
 def parse_metrics(specs: MetricLike | Iterable[MetricLike]) -> list[Metric]:

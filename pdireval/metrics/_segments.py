@@ -1,4 +1,4 @@
-"""Small array helpers shared by the measures of issue 4: sums inside groups and lookups.
+"""Small array helpers shared by the measures: sums inside groups and lookups.
 
 The prepared rows (and the ideal rankings built from the judgments) are sorted by
 group, so a running sum that restarts at each group is a segmented scan. It is

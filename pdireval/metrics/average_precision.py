@@ -5,7 +5,15 @@ from __future__ import annotations
 import numpy as np
 
 from pdireval._prepare.ranked import Ranked, safe_divide
-from pdireval.metrics._base import Family, Param, one_of, register, rel_param
+from pdireval.metrics._base import (
+    TREC_CUTOFFS,
+    Family,
+    Param,
+    TrecMeasure,
+    one_of,
+    register,
+    rel_param,
+)
 from pdireval.metrics._expected import expected_average_precision
 
 
@@ -39,18 +47,24 @@ AP = register(
         average_kernel=_expected_average_precision,
         params=(
             rel_param(),
-            Param("norm", "R", one_of("R", "min"), "divide by R, or by min(k, R) (note 003)"),
+            Param("norm", "R", one_of("R", "min"), "divide by R, or by min(k, R)"),
         ),
         cutoff="optional",
         aliases=("map", "average_precision", "avep"),
         cutoff_aliases=("map_cut", "ap"),
+        judged_only=True,
+        trec_eval=(
+            TrecMeasure("map", "AP"),
+            TrecMeasure("gm_map", "AP", summary="gmean"),
+            TrecMeasure("map_cut", "AP@{}", TREC_CUTOFFS, "cutoffs"),
+        ),
         doc="""Average precision: mean of the precision at the rank of each relevant document.
 
         ``AP = (1/R) * sum over relevant retrieved d of P@rank(d)``; relevant documents
         that were not retrieved contribute 0, and AP = 0 when R = 0 (trec_eval ``map``).
         ``AP@k`` only counts relevant documents within the top k and still divides by
-        R (trec_eval ``map_cut_k``). ``AP(norm='min')@k`` divides by min(k, R) instead --
-        note 003's AP_1@k, which a perfect top k scores 1 even when R > k. MAP is
+        R (trec_eval ``map_cut_k``). ``AP(norm='min')@k`` divides by min(k, R) instead,
+        so that a perfect top k scores 1 even when R > k. MAP is
         ``summary("AP")`` (``agg="mean"``), GMAP ``agg="gmean"``.
         """,
     )

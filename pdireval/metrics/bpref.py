@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from pdireval._prepare.ranked import Ranked, safe_divide
-from pdireval.metrics._base import Family, register, rel_param
+from pdireval.metrics._base import Family, TrecMeasure, register, rel_param
 
 
 def _bpref(ranked: Ranked, *, k: None, rel: int) -> np.ndarray:
@@ -28,6 +28,10 @@ Bpref = register(
         _bpref,
         params=(rel_param(),),
         aliases=("bpref",),
+        trec_eval=(
+            TrecMeasure("bpref", "Bpref"),
+            TrecMeasure("gm_bpref", "Bpref", summary="gmean"),
+        ),
         doc="""Binary preference: how rarely judged non-relevant documents outrank relevant ones.
 
         ``Bpref = (1/R) * sum over relevant retrieved r of

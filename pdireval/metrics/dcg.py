@@ -10,8 +10,10 @@ import numpy as np
 from pdireval._errors import MetricError
 from pdireval._prepare.ranked import Ranked, block_starts, positions_in_blocks, safe_divide
 from pdireval.metrics._base import (
+    TREC_CUTOFFS,
     Family,
     Param,
+    TrecMeasure,
     boolean,
     number_above,
     one_of,
@@ -59,7 +61,9 @@ def _show_gain(value: GainSpec) -> str:
 
 
 def _gains(labels: np.ndarray, gain: GainSpec, rel: int, known: np.ndarray) -> np.ndarray:
-    """Gain of each label; 0 for unjudged, negative or below-``rel`` labels."""
+    """Gain of each label; 0 for unjudged, negative or below-``rel`` labels unless a
+    gain mapping lists them.
+    """
     counted = labels >= max(rel, 0)
     out = np.zeros(len(labels), dtype=np.float64)
     if gain == "linear":
@@ -74,18 +78,13 @@ def _gains(labels: np.ndarray, gain: GainSpec, rel: int, known: np.ndarray) -> n
             )
             raise MetricError(msg)
         out[counted] = np.exp2(labels[counted]) - 1.0
-    else:
-        table = dict(gain)
-        missing = sorted({int(v) for v in known[known >= max(rel, 0)]} - set(table))
-        if missing:
-            msg = (
-                f"gain= mapping {table} has no gain for label(s) {missing} found in the "
-                "judgments; add them to the mapping"
-            )
-            raise MetricError(msg)
+    elif not isinstance(gain, str):  # listed labels get their gain whatever rel is; the
+        table = dict(gain)  # others keep gain = label
+        out[counted] = labels[counted]
         levels = np.array(sorted(table), dtype=np.float64)
         values = np.array([table[level] for level in sorted(table)], dtype=np.float64)
-        out[counted] = values[np.searchsorted(levels, labels[counted])]
+        listed = np.isin(labels, levels)
+        out[listed] = values[np.searchsorted(levels, labels[listed])]
     return out
 
 
@@ -241,7 +240,8 @@ def _dcg_params() -> tuple[Param, ...]:
             "gain",
             "linear",
             _check_gain,
-            "'linear' (gain = label), 'exp' (2**label - 1) or a mapping {label: gain}",
+            "'linear' (gain = label), 'exp' (2**label - 1) or a mapping {label: gain} "
+            "(labels it does not list keep gain = label)",
             show=_show_gain,
         ),
         Param(
@@ -275,6 +275,29 @@ DCG = register(
     )
 )
 
+
+def _ir_measures_dcg(params: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """ir_measures' spellings: ``dcg='log2'`` (gain = label) or ``'exp-log2'``
+    (2**label - 1), and ``gains={label: gain}``; both with the log2 discount.
+    """
+    if "dcg" in params:
+        dcg = params.pop("dcg")
+        spelled = {"log2": "linear", "exp-log2": "exp"}
+        if dcg not in spelled:
+            msg = f"dcg={dcg!r}: ir_measures' DCG formulations are 'log2' and 'exp-log2'"
+            raise MetricError(msg)
+        if "gain" in params or ("gains" in params and dcg != "log2"):
+            msg = "give the gains once: dcg= (ir_measures) or gain=/gains=, not both"
+            raise MetricError(msg)
+        params["gain"] = spelled[dcg]
+    if "gains" in params:
+        if "gain" in params and params["gain"] != "linear":
+            msg = "give the gains once: gains= (ir_measures) or gain=, not both"
+            raise MetricError(msg)
+        params["gain"] = params.pop("gains")
+    return "nDCG", params
+
+
 nDCG = register(
     Family(
         "nDCG",
@@ -294,6 +317,13 @@ nDCG = register(
         cutoff_aliases=("ndcg_cut", "ndcg"),
         presets={"ndcg_rel": {"rel_only": True}},
         constraint=_check_base,
+        judged_only=True,
+        synonyms=_ir_measures_dcg,
+        trec_eval=(
+            TrecMeasure("ndcg", "nDCG", leveled=False),
+            TrecMeasure("ndcg_rel", "ndcg_rel", leveled=False),
+            TrecMeasure("ndcg_cut", "nDCG@{}", TREC_CUTOFFS, "cutoffs", leveled=False),
+        ),
         doc="""Normalised DCG: DCG@k divided by the DCG@k of the ideal ranking.
 
         The ideal ranking orders *all* judged documents of the query (retrieved or
@@ -317,6 +347,7 @@ Rndcg = register(
         _r_ndcg,
         params=_dcg_params()[:2],
         aliases=("r_ndcg",),
+        trec_eval=(TrecMeasure("Rndcg", "Rndcg", leveled=False),),
         doc="""nDCG averaged at the R levels of the ideal ranking (trec_eval ``Rndcg``).
 
         Sort the judged documents by decreasing gain; an R level is a rank where the
@@ -343,7 +374,7 @@ CG = register(
         bounded=False,
         doc="""Cumulative gain of the top k: ``CG@k = gain(label_1) + ... + gain(label_k)``.
 
-        DCG without a discount (notes 001 and 002): the order inside the top k does not
+        DCG without a discount (Järvelin & Kekäläinen 2002): the order inside the top k does not
         matter. Gains as in ``DCG`` (``gain='linear'``, ``'exp'`` or a mapping).
         """,
     )

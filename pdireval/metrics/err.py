@@ -6,17 +6,23 @@ from typing import Any
 
 import numpy as np
 
+from pdireval._errors import MetricError
 from pdireval._prepare.ranked import Ranked
 from pdireval.metrics._base import Family, Param, integer_at_least, register, rel_param
 from pdireval.metrics._segments import group_cumsum
 
 
-def _optional_label(name: str, value: Any) -> int | None:
-    return None if value is None else integer_at_least(1)(name, value)
+def _max_label(name: str, value: Any) -> int | str:
+    if value == "query":
+        return "query"
+    if isinstance(value, str):
+        msg = f"parameter {name}= must be a whole number >= 1 or 'query', got {value!r}"
+        raise MetricError(msg)
+    return integer_at_least(1)(name, value)
 
 
-def _err(ranked: Ranked, *, k: int | None, rel: int, max_label: int | None) -> np.ndarray:
-    if max_label is None:  # the largest judged label of each query
+def _err(ranked: Ranked, *, k: int | None, rel: int, max_label: int | str) -> np.ndarray:
+    if max_label == "query":  # the largest judged label of each query
         top = np.zeros(ranked.n_groups)
         judged = ranked.judged_label >= 0
         np.maximum.at(top, ranked.judged_group[judged], ranked.judged_label[judged])
@@ -47,9 +53,10 @@ ERR = register(
             rel_param(),
             Param(
                 "max_label",
-                None,
-                _optional_label,
-                "g_max of R = (2^g - 1) / 2^g_max; default: the largest judged label of the query",
+                4,
+                _max_label,
+                "g_max of R = (2^g - 1) / 2^g_max: the top grade of the scale (4: the 0..4 "
+                "scale of the paper and gdeval), or 'query' for each query's largest label",
             ),
         ),
         cutoff="optional",
@@ -59,12 +66,13 @@ ERR = register(
 
         A cascade user stops at position i with probability
         ``R_i = (2^g_i - 1) / 2^g_max`` and ``ERR = sum_i (1 / i) R_i prod_{j<i} (1 - R_j)``.
-        g_i is the label (0 for labels below rel, negative or missing). g_max is
-        ``max_label=`` when given (labels above it count as g_max), else the largest
-        judged label of the query -- so ERR of a query is comparable across runs but
-        not across queries with different label ranges; set ``max_label=`` to the top
-        grade of the relevance scale (e.g. 4 for the 0..4 web-track scale) to follow the
-        paper exactly. 0 when the query has no label >= rel.
+        g_i is the label (0 for labels below rel, negative or missing). g_max is the top
+        grade of the relevance scale, ``max_label=4`` by default: the 0..4 scale of the
+        paper and of the TREC Web track's gdeval, which ir_measures' ``ERR@k`` uses
+        (labels above g_max count as g_max, where gdeval stops). ``max_label='query'``
+        takes each query's largest judged label instead, which makes a query's ERR
+        comparable across runs but not across queries. 0 when the query has no label
+        >= rel.
 
         References
         ----------

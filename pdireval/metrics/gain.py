@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from pdireval._prepare.ranked import Ranked, safe_divide
-from pdireval.metrics._base import Family, register, rel_param
+from pdireval.metrics._base import Family, TrecMeasure, register, rel_param
 from pdireval.metrics._segments import group_cumsum, last_at_or_before
 from pdireval.metrics.dcg import GainSpec, _dcg_params, _gains, _ideal
 
@@ -51,6 +51,7 @@ G = register(
         "G",
         _g,
         params=_dcg_params()[:2],
+        trec_eval=(TrecMeasure("G", "G", leveled=False),),
         doc="""trec_eval's normalised gain ``G`` (experimental, Buckley 2008).
 
         A relevant document at rank n adds ``gain_n / log2(2 + C(n) - S(n))``, where
@@ -70,6 +71,7 @@ binG = register(
         "binG",
         _bin_g,
         params=(rel_param(),),
+        trec_eval=(TrecMeasure("binG", "binG"),),
         doc="""trec_eval's binary G ``binG`` (experimental, Buckley 2008).
 
         ``binG = (1 / R) sum_{relevant retrieved d} 1 / log2(2 + b_d)``, with b_d the

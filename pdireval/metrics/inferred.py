@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from pdireval._prepare.ranked import Ranked, block_starts, positions_in_blocks, safe_divide
-from pdireval.metrics._base import Family, register, rel_param
+from pdireval.metrics._base import Family, TrecMeasure, register, rel_param
 
 #: trec_eval's INFAP_EPSILON: smoothing of the judged-relevant fraction above a document.
 EPSILON = 0.00001
@@ -37,6 +37,7 @@ infAP = register(
         _inf_ap,
         params=(rel_param(),),
         aliases=("infap", "inferred_ap"),
+        trec_eval=(TrecMeasure("infAP", "infAP"),),
         doc="""Inferred average precision (Yilmaz & Aslam 2006; trec_eval ``infAP``).
 
         For judgments made on a random sample of the pool: documents outside the pool

@@ -3,7 +3,7 @@
 Interpolated precision at recall r is the highest precision reached at or after the
 point where recall r is attained: ``max_{j : j / R >= r} j / rank_j`` over the relevant
 retrieved documents (the j-th of them at ``rank_j``), 0 when recall r is never reached
-(note 003's "Alternative 2"; trec_eval ``iprec_at_recall``, ``11pt_avg``).
+(Manning et al. 2008, sec. 8.4; trec_eval ``iprec_at_recall``, ``11pt_avg``).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pandas as pd
 
 from pdireval._errors import MetricError
 from pdireval._prepare.ranked import Ranked
-from pdireval.metrics._base import Family, Param, integer_at_least, register, rel_param
+from pdireval.metrics._base import Family, Param, TrecMeasure, integer_at_least, register, rel_param
 
 __all__ = ["IPrec", "iAP", "interpolated_precision", "recall_levels"]
 
@@ -24,7 +24,8 @@ MAX_POINTS = 10_001
 
 def _best_from(ranked: Ranked, rel: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per group: where its relevant retrieved rows start among them, how many there are,
-    and for each of those rows the best precision at it or below it (a suffix maximum)."""
+    and for each of those rows the best precision at it or below it (a suffix maximum).
+    """
 
     def compute() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         relevant = ranked.relevant(rel)
@@ -90,11 +91,16 @@ IPrec = register(
         cutoff="required",
         cutoff_kind="recall",
         cutoff_aliases=("iprec_at_recall",),
+        judged_only=True,
+        trec_eval=(
+            TrecMeasure("iprec_at_recall", "IPrec@{}", tuple(i / 10 for i in range(11)), "levels"),
+        ),
         doc="""Interpolated precision at recall level r (``IPrec@0.5``; trec_eval iprec_at_recall).
 
         ``IPrec@r = max_{j : j >= floor(r R + 0.9)} j / rank_j`` over the relevant retrieved
         documents, 0 when fewer than ``floor(r R + 0.9)`` were retrieved -- trec_eval's
-        reading of "the maximum precision at any recall >= r" (note 003).
+        reading of "the maximum precision at any recall >= r" (Manning et al. 2008,
+        sec. 8.4).
         """,
     )
 )
@@ -108,10 +114,12 @@ iAP = register(
             Param("points", 11, _points, "number of recall levels from 0 to 1 (at most 10,001)"),
         ),
         aliases=("11pt_avg", "11pt", "interpolated_ap"),
+        trec_eval=(TrecMeasure("11pt_avg", "iAP"),),
         doc="""Interpolated average precision: mean of ``IPrec`` over equally spaced recall levels.
 
-        With the default 11 points (recall 0, 0.1, ..., 1) this is note 003's eleven-point
-        interpolated average precision ("Alternative 2") and trec_eval's ``11pt_avg``.
+        With the default 11 points (recall 0, 0.1, ..., 1) this is the eleven-point
+        interpolated average precision (Manning et al. 2008, sec. 8.4) and trec_eval's
+        ``11pt_avg``.
         """,
     )
 )

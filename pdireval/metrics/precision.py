@@ -5,7 +5,15 @@ from __future__ import annotations
 import numpy as np
 
 from pdireval._prepare.ranked import Ranked, safe_divide
-from pdireval.metrics._base import Family, Param, number_above, register, rel_param
+from pdireval.metrics._base import (
+    TREC_CUTOFFS,
+    Family,
+    Param,
+    TrecMeasure,
+    number_above,
+    register,
+    rel_param,
+)
 from pdireval.metrics._expected import expected_hits
 
 
@@ -27,6 +35,8 @@ P = register(
         cutoff="required",
         aliases=("precision",),
         cutoff_aliases=("p",),
+        judged_only=True,
+        trec_eval=(TrecMeasure("P", "P@{}", TREC_CUTOFFS, "cutoffs"),),
         doc="""Precision at k: the fraction of the top k documents labelled >= rel.
 
         ``P@k = |{relevant documents at positions 1..k}| / k``. As in trec_eval
@@ -59,13 +69,21 @@ Rprec = register(
             Param("mult", 1, number_above(0), "precision at rank mult * R (trec_eval Rprec_mult)"),
         ),
         aliases=("r-prec", "r_precision", "rprecision", "breakeven", "prbreakeven"),
+        judged_only=True,
+        trec_eval=(
+            TrecMeasure("Rprec", "Rprec"),
+            TrecMeasure(
+                "Rprec_mult", "Rprec(mult={})", tuple(i / 5 for i in range(1, 11)), "levels"
+            ),
+        ),
         doc="""R-precision: precision at rank R, where R is the number of relevant documents.
 
         ``Rprec = |{relevant documents at positions 1..R}| / R``; 0 when the query has
         no relevant document (trec_eval ``Rprec``). ``Rprec(mult=m)`` is precision at
         rank ``floor(m R + 0.9)`` (trec_eval ``Rprec_mult_m``'s rounding), 0 when that
         rank is 0. At rank R precision equals recall, so R-precision is also the
-        precision-recall breakeven point of note 001 (alias ``breakeven``).
+        precision-recall breakeven point (Manning et al. 2008, sec. 8.4; alias
+        ``breakeven``).
         """,
     )
 )
@@ -77,6 +95,7 @@ RelP = register(
         params=(rel_param(),),
         cutoff="required",
         cutoff_aliases=("relative_p",),
+        trec_eval=(TrecMeasure("relative_P", "RelP@{}", TREC_CUTOFFS, "cutoffs"),),
         doc="""Relative precision at k: relevant in the top k / min(k, R).
 
         1 is reachable whatever R is (trec_eval ``relative_P_k``); 0 when R = 0.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from pdireval._prepare.ranked import Ranked, safe_divide
-from pdireval.metrics._base import Family, register, rel_param
+from pdireval.metrics._base import TREC_CUTOFFS, Family, TrecMeasure, register, rel_param
 from pdireval.metrics._expected import expected_hits
 
 
@@ -27,6 +27,8 @@ R = register(
         cutoff="required",
         aliases=("recall",),
         cutoff_aliases=("recall",),
+        judged_only=True,
+        trec_eval=(TrecMeasure("recall", "R@{}", TREC_CUTOFFS, "cutoffs"),),
         doc="""Recall at k: the fraction of all relevant documents found in the top k.
 
         ``R@k = |{relevant documents at positions 1..k}| / R`` where R counts every

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from pdireval._prepare.ranked import Ranked
-from pdireval.metrics._base import Family, register, rel_param
+from pdireval.metrics._base import Family, TrecMeasure, register, rel_param
 from pdireval.metrics._expected import expected_reciprocal_rank
 
 
@@ -38,11 +38,13 @@ RR = register(
         cutoff="optional",
         aliases=("mrr", "recip_rank", "reciprocal_rank"),
         cutoff_aliases=("rr",),
+        judged_only=True,
+        trec_eval=(TrecMeasure("recip_rank", "RR"),),
         doc="""Reciprocal rank of the first relevant document; 0 when there is none.
 
         ``RR = 1 / rank of the first document labelled >= rel`` (trec_eval
         ``recip_rank``). ``RR@k`` is 0 when the first relevant document lies below k
-        (the rank threshold S_h of the lecture notes). MRR is ``summary("RR")``.
+        (a rank threshold: the user looks no further). MRR is ``summary("RR")``.
         """,
     )
 )
@@ -60,6 +62,8 @@ Success = register(
         params=(rel_param(),),
         cutoff="required",
         cutoff_aliases=("success",),
+        judged_only=True,
+        trec_eval=(TrecMeasure("success", "Success@{}", (1, 5, 10), "cutoffs"),),
         doc="""Success at k: 1 when a document labelled >= rel is in the top k, else 0.
 
         trec_eval ``success_k`` (``success.1,5,10``).

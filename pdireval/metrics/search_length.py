@@ -1,4 +1,4 @@
-"""Search length (``SearchLength``): the rank of the first relevant document (lecture note 002).
+"""Search length (``SearchLength``): the rank of the first relevant document (Cooper 1968).
 
 Examples
 --------
@@ -43,8 +43,8 @@ SearchLength = register(
         both are defined). Unjudged documents take up positions like non-relevant ones.
         A query that retrieves no relevant document has no search length: its value
         is NaN (not 0, which would read as "better than rank 1"), and :func:`summary`
-        averages over the queries that have one. Lecture note 002 (search length as a
-        user-oriented measure; see also ``ESL`` for n wanted documents).
+        averages over the queries that have one. Cooper (1968) defines search length as a
+        user-oriented measure; see also ``ESL`` for n wanted documents.
 
         """,
     )

@@ -1,10 +1,11 @@
-"""User-oriented measures of lecture note 002: coverage, novelty, relative recall, ...
+"""User-oriented measures: coverage, novelty, relative recall, ...
 
-The notes define them over three sets of one query: R, the relevant documents
-(judged with a label >= ``rel``); A, the answer set; and K, the documents the user
-already knew -- the boolean ``known`` column of the frame (role ``known``; a missing
-value means False). The notes leave A
-informal; here A is the retrieved documents, or the top k of them with ``@k``.
+Korfhage (1997) and Baeza-Yates & Ribeiro-Neto (Modern Information Retrieval, ch. 3)
+define them over three sets of one query: R, the relevant documents (judged with a
+label >= ``rel``); A, the answer set; and K, the documents the user already knew --
+the boolean ``known`` column of the frame (role ``known``; a missing value means
+False). The definitions leave A informal; here A is the retrieved documents, or the
+top k of them with ``@k``.
 
 ``Coverage`` and ``Novelty`` need the known column; they are refused on a frame
 without one. Where a ratio has nothing to divide by, the choice is stated per measure:
@@ -201,7 +202,7 @@ Coverage = register(
         aliases=("coverage_ratio",),
         doc="""Coverage ratio: share of the relevant documents the user knew that were retrieved.
 
-        ``Coverage = |K ∩ R ∩ A| / |K ∩ R|`` (lecture note 002), K the documents flagged
+        ``Coverage = |K ∩ R ∩ A| / |K ∩ R|`` (Korfhage 1997), K the documents flagged
         in the ``known`` column, R those labelled >= rel, A the retrieved documents (the
         top k with ``@k``). NaN when the user knew no relevant document (K ∩ R empty).
         """,
@@ -218,7 +219,7 @@ Novelty = register(
         aliases=("novelty_ratio",),
         doc="""Novelty ratio: share of the relevant retrieved documents the user did not know.
 
-        ``Novelty = |(R ∩ A) − K| / |R ∩ A|`` (lecture note 002), sets as in ``Coverage``.
+        ``Novelty = |(R ∩ A) − K| / |R ∩ A|`` (Korfhage 1997), sets as in ``Coverage``.
         NaN when no relevant document was retrieved (R ∩ A empty).
         """,
     )
@@ -233,8 +234,8 @@ RelativeRecall = register(
         aliases=("relative_recall",),
         doc="""Relative recall: relevant documents found over the number n the user expected.
 
-        ``RelativeRecall = min(|R ∩ A|, n) / n`` (lecture note 002: "# found / #
-        expected"). Capped at 1: a user who finds the n documents expected stops
+        ``RelativeRecall = min(|R ∩ A|, n) / n`` (Korfhage 1997: the number found over
+        the number the user expected). Capped at 1: a user who finds the n documents expected stops
         searching (Baeza-Yates & Ribeiro-Neto's reading), so finding more is not more
         than enough. A is the retrieved documents, or the top k with ``@k``.
         """,
@@ -249,9 +250,9 @@ RecallEffort = register(
         aliases=("recall_effort",),
         doc="""Recall effort: n wanted relevant documents over the documents read to find them.
 
-        ``RecallEffort = n / rank of the n-th relevant document`` (lecture note 002: "#
-        expected / # examined until all are found"); unjudged documents are examined
-        like any other. 0 when fewer than n relevant documents were retrieved (the
+        ``RecallEffort = n / rank of the n-th relevant document`` (Korfhage 1997: the number
+        expected over the number examined until all are found); unjudged documents are
+        examined like any other. 0 when fewer than n relevant documents were retrieved (the
         search never succeeds: unbounded effort). With n = 1 it equals ``RR``.
         """,
     )
@@ -269,8 +270,8 @@ ESL = register(
         For a ranking split into levels of tied documents, with the n-th relevant
         document in a level of r relevant and i non-relevant documents, j non-relevant
         documents before that level and s relevant documents still wanted when it
-        starts, ``ESL = j + i * s / (r + 1)`` (Cooper 1968; lecture note 002, "good for
-        weakly ordered rankings"). NaN when fewer than n relevant documents were
+        starts, ``ESL = j + i * s / (r + 1)`` (Cooper 1968, made for weakly
+        ordered rankings). NaN when fewer than n relevant documents were
         retrieved. The levels are the groups of equal scores, so ESL does not depend on
         ``ties=``; with a rank column (or no ties) every level holds one document and
         ``ESL = rank of the n-th relevant - n``.
@@ -290,10 +291,10 @@ Satisfaction = register(
         cutoff="optional",
         doc="""Satisfaction: share of the returned documents that are relevant.
 
-        ``Satisfaction@k = |R ∩ A_k| / |A_k|``, A_k the top min(k, retrieved)
-        documents (all retrieved without ``@k``) -- lecture note 002: "considers only %
-        relevant docs returned". Unlike ``P@k`` it divides by what was returned, not by
-        k; without a cutoff it equals ``SetP``. 0 when nothing was retrieved.
+        ``Satisfaction@k = |R ∩ A_k| / |A_k|``, A_k the top min(k, retrieved) documents (all
+        retrieved without ``@k``) -- the share of relevant documents among those returned.
+        Unlike ``P@k`` it divides by what was returned, not by k; without a cutoff it equals
+        ``SetP``. 0 when nothing was retrieved.
         """,
     )
 )
@@ -306,11 +307,11 @@ Frustration = register(
         cutoff="optional",
         doc="""Frustration: share of the returned documents judged non-relevant.
 
-        ``Frustration@k = |N ∩ A_k| / |A_k|``, N the documents judged with a label in
-        [0, rel), A_k as in ``Satisfaction`` -- lecture note 002: "considers only %
-        non-relevant docs returned". Unjudged documents (no label, or a negative one)
-        are neither satisfying nor frustrating, so ``Satisfaction + Frustration`` is 1
-        minus the unjudged share, and exactly 1 under complete judgments. 0 when
+        ``Frustration@k = |N ∩ A_k| / |A_k|``, N the documents judged with a label in [0,
+        rel), A_k as in ``Satisfaction`` -- the share of non-relevant documents among those
+        returned. Unjudged documents (no label, or a negative one) are neither satisfying
+        nor frustrating, so ``Satisfaction + Frustration`` is 1 minus the unjudged share,
+        and exactly 1 under complete judgments. 0 when
         nothing was retrieved.
         """,
     )

@@ -11,6 +11,7 @@ from pdireval._prepare.ranked import Ranked
 from pdireval.metrics._base import (
     Family,
     Param,
+    TrecMeasure,
     integer_at_least,
     plain_number,
     register,
@@ -74,14 +75,15 @@ Utility = register(
         aliases=("utility",),
         bounded=False,
         constraint=_check_n_docs,
+        trec_eval=(TrecMeasure("utility", "Utility"),),
         doc="""Set utility: ``a * A + b * B + c * C + d * D`` (trec_eval ``utility``).
 
-        A = relevant retrieved, B = non-relevant (or unjudged) retrieved, C = relevant
-        not retrieved, D = non-relevant not retrieved = n_docs - A - B - C (note 003's
-        contingency table). The defaults a = 1, b = -1, c = d = 0 are trec_eval's
-        (``-m utility.1,-1,0,0``): relevant retrieved minus non-relevant retrieved.
-        D needs the collection size, so ``d != 0`` requires ``n_docs=`` (trec_eval -N).
-        Not bounded: the value can be negative and grows with the ranking.
+        A = relevant retrieved, B = non-relevant (or unjudged) retrieved, C = relevant not
+        retrieved, D = non-relevant not retrieved = n_docs - A - B - C (the contingency
+        table of Manning et al. 2008, sec. 8.3). The defaults a = 1, b = -1, c = d = 0 are
+        trec_eval's (``-m utility.1,-1,0,0``): relevant retrieved minus non-relevant
+        retrieved. D needs the collection size, so ``d != 0`` requires ``n_docs=``
+        (trec_eval -N). Not bounded: the value can be negative and grows with the ranking.
         """,
     )
 )
