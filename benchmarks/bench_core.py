@@ -214,7 +214,15 @@ def build_inputs(args: argparse.Namespace, order: str) -> tuple[pd.DataFrame, pd
     if order == "shuffled":
         run = shuffle_rows(run, args.seed + 1)
         qrels = shuffle_rows(qrels, args.seed + 2)
+    dtype = ID_DTYPES[getattr(args, "id_dtype", "str")]
+    if dtype is not None:  # what users hold: pandas 2's object strings, categories, ...
+        ids = {"query": dtype, "doc": dtype}
+        run, qrels = run.astype(ids), qrels.astype(ids)
     return run, qrels
+
+
+#: --id-dtype: how the id columns are stored (None: pandas' default string dtype)
+ID_DTYPES: dict[str, object] = {"str": None, "object": object, "category": "category"}
 
 
 # --------------------------------------------------------------------------------------------
@@ -796,6 +804,7 @@ CONFIG_FLAGS = (
     "repeat_slow",
     "slow_threshold",
     "warmup_queries",
+    "id_dtype",
 )
 
 
@@ -1095,6 +1104,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--orders", default=",".join(ORDERS), help=f"comma-separated orders ({', '.join(ORDERS)})"
     )
     parser.add_argument("--timeout", type=float, default=3600.0, help="seconds per worker")
+    parser.add_argument(
+        "--id-dtype",
+        default="str",
+        choices=sorted(ID_DTYPES),
+        help="dtype of the query and doc columns (default: pandas' string dtype)",
+    )
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     parser.add_argument("--worker-tool", help=argparse.SUPPRESS)
     parser.add_argument("--worker-order", help=argparse.SUPPRESS)

@@ -8,26 +8,38 @@ kernel runs over the same prepared arrays, and the values are wrapped once.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
+from pdireval import _diversity
 from pdireval._errors import MetricError, SchemaError
 from pdireval._options import Evaluation
 from pdireval._prepare.columns import ResolvedColumns, as_column_map
-from pdireval._prepare.ranking import Prepared, prepare
+from pdireval._prepare.ranking import Prepared, positions, prepare
 from pdireval.metrics import Metric
 from pdireval.typing import ColumnsLike
 
 __all__ = ["per_query", "prepared", "tie_groups"]
 
 
+def _documents(
+    frame: pd.DataFrame, resolved: ResolvedColumns
+) -> tuple[pd.DataFrame, ResolvedColumns, _diversity.Subtopics | None]:
+    """A frame of subtopic judgments as one row per document, and its judgments."""
+    if resolved.subtopic is None:
+        return frame, resolved, None
+    collapsed, subtopics = _diversity.split(frame, resolved)
+    return collapsed, dataclasses.replace(resolved, subtopic=None), subtopics
+
+
 def prepared(
     frame: pd.DataFrame, columns: ColumnsLike, options: Evaluation
 ) -> tuple[Prepared, ResolvedColumns]:
     """Resolve the column roles of ``frame`` and prepare it for the metric kernels."""
-    resolved = as_column_map(columns).resolve(frame)
+    frame, resolved, _ = _documents(frame, as_column_map(columns).resolve(frame))
     return prepare(frame, resolved, options), resolved
 
 
@@ -35,10 +47,55 @@ def per_query(
     frame: pd.DataFrame, metrics: Sequence[Metric], columns: ColumnsLike, options: Evaluation
 ) -> pd.DataFrame:
     """Per-query values of ``metrics``: index query (or (run, query)), one column per label."""
-    ready, resolved = prepared(frame, columns, options)
-    _refuse_missing_roles(metrics, resolved, frame)
-    values = {metric.label: _compute(metric, ready) for metric in metrics}
+    original = as_column_map(columns).resolve(frame)
+    _refuse_missing_roles(metrics, original, frame)
+    documents, resolved, subtopics = _documents(frame, original)
+    ready = prepare(documents, resolved, options)
+    values = {}
+    for metric in metrics:
+        if "subtopic" in metric.family.needs and subtopics is not None:
+            values[metric.label] = _diverse(metric, documents, resolved, ready, subtopics, options)
+        else:
+            values[metric.label] = _compute(metric, ready)
     return ready.table(values)
+
+
+def _diverse(
+    metric: Metric,
+    frame: pd.DataFrame,
+    resolved: ResolvedColumns,
+    ready: Prepared,
+    subtopics: _diversity.Subtopics,
+    options: Evaluation,
+) -> np.ndarray:
+    """A diversity measure: the rankings in evaluation order, then ndeval's definitions."""
+    _diversity.refuse_policy(options.ties)
+    position, group = positions(frame, resolved)
+    if options.judged_only:  # trec_eval -J: unjudged documents leave the ranking
+        numbers = pd.to_numeric(frame[resolved.name("rel")], errors="coerce")
+        label = numbers.to_numpy(dtype=np.float64, na_value=np.nan)
+        unjudged = ~(label >= 0)
+        position = np.where(unjudged, np.nan, position)
+        retrieved = ~np.isnan(position)
+        order = np.lexsort((position[retrieved], group[retrieved]))
+        rows = np.flatnonzero(retrieved)[order]
+        starts = np.r_[True, group[rows][1:] != group[rows][:-1]]
+        index = np.arange(len(rows))
+        position[rows] = index - np.maximum.accumulate(np.where(starts, index, 0)) + 1
+    if options.max_rank is not None:
+        position = np.where(position <= options.max_rank, position, np.nan)
+    doc_order = -pd.factorize(frame[resolved.name("doc")].astype(str), sort=True)[0]
+    with np.errstate(under="ignore"):
+        return _diversity.diversity_values(
+            metric.family.name,
+            metric.parameters,
+            metric.k,
+            position,
+            group,
+            len(ready.index),
+            doc_order,
+            subtopics,
+        )
 
 
 def _compute(metric: Metric, ready: Prepared) -> np.ndarray:

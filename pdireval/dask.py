@@ -37,7 +37,7 @@ from pdireval._comparison import compare_table
 from pdireval._errors import MetricError, SchemaError
 from pdireval._options import Evaluation, Significance
 from pdireval._prepare.columns import DEFAULT_COLUMNS, ColumnMap, ResolvedColumns, as_column_map
-from pdireval._prepare.merge import _id_kind, merge_resolved
+from pdireval._prepare.merge import _id_kind, has_subtopics, merge_resolved, merge_subtopics
 from pdireval._prepare.merge import merge_qrels as merge_frames
 from pdireval._summary import aggregate, summary_table
 from pdireval.metrics import parse_metrics
@@ -202,23 +202,19 @@ def evaluate(
     query = resolved.name("query")
     if shuffle:
         numeric = _query_kind_is_number(frame._meta, query)
-        keyed = frame.map_partitions(_with_key, query, numeric)
+        keyed = frame.map_partitions(_with_key, query, numeric, frame._meta.dtypes.to_dict())
         frame = keyed.shuffle(on=_KEY, npartitions=npartitions)
-        checked = None
-    else:
-        names = [name for name in (resolved.run, resolved.query) if name is not None]
-        groups_meta = pd.DataFrame({name: pd.Series(dtype=object) for name in names})
-        groups = frame.map_partitions(_groups_of, names, meta=groups_meta)
-        checked = dask.delayed(_refuse_split)(groups.to_delayed())
-    return frame.map_partitions(
-        _evaluate_partition,
-        parsed,
-        explicit,
-        evaluation,
-        checked,
-        meta=meta,
-        enforce_metadata=False,
-    )
+        return frame.map_partitions(
+            _evaluate_partition, parsed, explicit, evaluation, meta=meta, enforce_metadata=False
+        )
+    # Every partition waits for the check that no (run, query) is split between them.
+    names = [name for name in (resolved.run, resolved.query) if name is not None]
+    parts = frame.to_delayed()
+    checked = dask.delayed(_refuse_split)([dask.delayed(_groups_of)(p, names) for p in parts])
+    evaluated = [
+        dask.delayed(_evaluate_partition)(p, parsed, explicit, evaluation, checked) for p in parts
+    ]
+    return dd.from_delayed(evaluated, meta=meta, verify_meta=False)
 
 
 def _to_pandas(lazy: dd.DataFrame, frame: dd.DataFrame, columns: Columns) -> pd.DataFrame:
@@ -344,7 +340,21 @@ def _colocation_key(ids: pd.Series, numeric: bool) -> np.ndarray:
     return pd.util.hash_array(ids.astype(str).to_numpy(dtype=object))
 
 
-def _with_key(part: pd.DataFrame, query: str, numeric: bool) -> pd.DataFrame:
+def _with_key(
+    part: pd.DataFrame, query: str, numeric: bool, dtypes: dict | None = None
+) -> pd.DataFrame:
+    """The partition with its colocation key, and (``dtypes``) the frame's column dtypes:
+    the shuffle concatenates partitions, which must agree (a categorical column stays
+    categorical with the partition's own categories).
+    """
+    if dtypes is not None:
+        for name, dtype in dtypes.items():
+            if name not in part.columns or part[name].dtype == dtype:
+                continue
+            if isinstance(dtype, pd.CategoricalDtype):
+                part = part.assign(**{name: part[name].astype("category")})
+            else:
+                part = part.assign(**{name: part[name].astype(dtype)})
     return part.assign(**{_KEY: _colocation_key(part[query], numeric)})
 
 
@@ -355,6 +365,7 @@ def _merge_partition(
     resolved: ResolvedColumns,
     qrels_columns: ColumnMap,
     meta: pd.DataFrame,
+    subtopics: bool = False,
 ) -> pd.DataFrame:
     """merge_qrels on one partition: its run rows and the judgments of its queries."""
     run, qrels = run.drop(columns=_KEY), qrels.drop(columns=_KEY)
@@ -365,16 +376,18 @@ def _merge_partition(
         present = set(run[resolved.run].unique())
         missing = [name for name in runs if name not in present]
         if missing:
+            judged = qrels[[q_query, q_doc]].drop_duplicates()  # once, whatever the subtopics
             pad = pd.DataFrame(
                 {
-                    resolved.query: np.tile(qrels[q_query].to_numpy(dtype=object), len(missing)),
-                    resolved.doc: np.tile(qrels[q_doc].to_numpy(dtype=object), len(missing)),
-                    resolved.run: np.repeat(np.asarray(missing, dtype=object), len(qrels)),
+                    resolved.query: np.tile(judged[q_query].to_numpy(dtype=object), len(missing)),
+                    resolved.doc: np.tile(judged[q_doc].to_numpy(dtype=object), len(missing)),
+                    resolved.run: np.repeat(np.asarray(missing, dtype=object), len(judged)),
                 }
             )
             run = pd.concat([run, pad], ignore_index=True)
     # One partition may hold only queries nobody judged: the overlap is checked on the whole.
-    merged = merge_resolved(
+    merge = merge_subtopics if subtopics else merge_resolved
+    merged = merge(
         run,
         qrels,
         _explicit(resolved).resolve(run),
@@ -467,6 +480,7 @@ def merge_qrels(
         resolved,
         _explicit(q_resolved),
         meta,
+        has_subtopics(judgments, q_resolved),
         meta=meta,
         align_dataframes=False,
     )

@@ -349,17 +349,20 @@ def _diagnosed(data: bytes, name: str, kind: str) -> SchemaError:
 
 def _refuse_duplicates(frame: pd.DataFrame, data: bytes, name: str, what: str) -> None:
     group = pd.factorize(frame["query"])[0].astype(np.int64)
-    if "run" in frame.columns:
-        runs = pd.factorize(frame["run"])[0]
-        group = runs * (int(group.max(initial=0)) + 1) + group
+    outer = [column for column in ("run", "subtopic") if column in frame.columns]
+    for column in outer:  # a document may appear once per run, once per subtopic
+        codes = pd.factorize(frame[column])[0]
+        group = codes * (int(group.max(initial=0)) + 1) + group
     repeated = repeated_rows(group, frame["doc"])
     if len(repeated):
         row = int(repeated[0])
         lines = [(number, line) for number, line, _ in _lines(data)]
-        same = np.flatnonzero(
-            (frame["query"].to_numpy() == frame["query"].iat[row])
-            & (frame["doc"].to_numpy() == frame["doc"].iat[row])
+        same_ids = (frame["query"].to_numpy() == frame["query"].iat[row]) & (
+            frame["doc"].to_numpy() == frame["doc"].iat[row]
         )
+        for column in outer:
+            same_ids &= frame[column].to_numpy() == frame[column].iat[row]
+        same = np.flatnonzero(same_ids)
         first = lines[int(same[0])][0]
         number, line = lines[row]
         problem = (
@@ -462,7 +465,9 @@ def read_run(path_or_buffer: PathOrBuffer, *, encoding: str = "utf-8") -> pd.Dat
     return frame
 
 
-def read_qrels(path_or_buffer: PathOrBuffer, *, encoding: str = "utf-8") -> pd.DataFrame:
+def read_qrels(
+    path_or_buffer: PathOrBuffer, *, encoding: str = "utf-8", subtopics: bool | None = None
+) -> pd.DataFrame:
     """Read a TREC qrels file (relevance judgments).
 
     Parameters
@@ -474,13 +479,18 @@ def read_qrels(path_or_buffer: PathOrBuffer, *, encoding: str = "utf-8") -> pd.D
     encoding : str, default "utf-8"
         Encoding of a file or binary buffer (text buffers are already decoded). A
         leading UTF-8 byte-order mark is dropped.
+    subtopics : bool, optional
+        Keep the second field as a ``subtopic`` column (diversity qrels judge documents
+        per subtopic there). By default it is kept when it is not the same on every
+        line (ordinary qrels hold a constant ``0``, which is dropped).
 
     Returns
     -------
     DataFrame
         Columns ``query``, ``doc`` as strings (pandas' default string dtype) and
-        ``rel`` (int64), in file order, fresh RangeIndex; empty when the file holds no
-        lines. The iteration field is dropped. Ready for :func:`pdireval.merge_qrels`.
+        ``rel`` (int64), with ``subtopic`` (strings) after ``query`` when kept, in file
+        order, fresh RangeIndex; empty when the file holds no lines. Ready for
+        :func:`pdireval.merge_qrels`.
 
     Raises
     ------
@@ -501,8 +511,19 @@ def read_qrels(path_or_buffer: PathOrBuffer, *, encoding: str = "utf-8") -> pd.D
     0     1  d1    2
     1     1  d7    0
     """
+    if subtopics is not None and not isinstance(subtopics, bool):
+        msg = f"subtopics={subtopics!r} must be True, False or None"
+        raise SchemaError(msg)
     data, name = _load(path_or_buffer, encoding)
-    frame = _frame(_parse(data, name, "qrels"), "qrels")
+    table = _parse(data, name, "qrels")
+    frame = _frame(table, "qrels")
+    iteration = None if table is None else table.column(1)
+    keep = subtopics
+    if keep is None:
+        keep = iteration is not None and len(pc.unique(iteration)) > 1
+    if keep:
+        values = iteration if iteration is not None else pa.array([], pa.large_string())
+        frame.insert(1, "subtopic", _strings(values))
     _refuse_duplicates(frame, data, name, "in the qrels")
     return frame
 

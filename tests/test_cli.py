@@ -359,3 +359,19 @@ def test_progress_only_when_a_person_watches(capsys, tmp_path, monkeypatch):
     assert status == 0
     assert f"pdireval: reading {run} (0 MB) ..." in err
     assert "pdireval: read 6 lines in" in err
+
+
+def test_diversity_qrels_from_files(capsys, tmp_path):
+    """TREC diversity qrels name the subtopic in the second field; ndeval's numbers for
+    the worked example (pyndeval gives alpha-nDCG@5 0.8343 and ERR-IA@5 0.5124)."""
+    qrels = "1 a d1 1\n1 a d2 1\n1 b d2 1\n1 b d3 1\n1 c d4 1\n"
+    run = "".join(
+        f"1 Q0 {d} {i} {6 - i} r\n" for i, d in enumerate(["d1", "d2", "d3", "dx", "d4"], 1)
+    )
+    q, r = _files(tmp_path, qrels, run)
+    status, out, _ = run_cli(capsys, "-m", "alpha_nDCG@5", "-m", "ERR_IA@5", "-m", "map", q, r)
+    assert status == 0
+    lines = _lines(out)
+    assert lines["alpha_nDCG@5", "all"] == "0.8343"
+    assert lines["ERR_IA@5", "all"] == "0.5124"
+    assert lines["map", "all"] == "0.9500"  # each document once, with its best label

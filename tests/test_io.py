@@ -60,14 +60,14 @@ def expected_run(data: bytes) -> pd.DataFrame:
 
 
 def expected_qrels(data: bytes) -> pd.DataFrame:
+    """trec_eval's reading; the second field kept as the subtopic when it varies."""
     rows = trec_lines(data)
-    return pd.DataFrame(
-        {
-            "query": pd.Series([f[0].decode() for f in rows], dtype=STR),
-            "doc": pd.Series([f[2].decode() for f in rows], dtype=STR),
-            "rel": np.array([int(f[3]) for f in rows], dtype=np.int64),
-        }
-    )
+    columns = {"query": pd.Series([f[0].decode() for f in rows], dtype=STR)}
+    if len({f[1] for f in rows}) > 1:
+        columns["subtopic"] = pd.Series([f[1].decode() for f in rows], dtype=STR)
+    columns["doc"] = pd.Series([f[2].decode() for f in rows], dtype=STR)
+    columns["rel"] = pd.Series(np.array([int(f[3]) for f in rows], dtype=np.int64))
+    return pd.DataFrame(columns)
 
 
 def test_read_run_columns_types_and_values():

@@ -36,7 +36,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "doc": ("docno", "doc_id"),
     "rel": ("relevance", "label"),
     "run": ("system",),
-    "subtopic": ("iteration", "intent"),
+    "subtopic": ("iteration", "intent", "subtopic_id"),
 }
 
 #: Key of ``DataFrame.attrs`` under which merge_qrels records the roles it used.
@@ -55,7 +55,7 @@ class ColumnMap:
         A column name; ``None`` (default) for the column named like the role
         (``"query"``, ``"doc"``, ...) or, when that is absent, a synonym
         (``qid``/``query_id``, ``docno``/``doc_id``, ``relevance``/``label``,
-        ``system``, ``iteration``/``intent``); ``False`` for "this frame has no such
+        ``system``, ``iteration``/``intent``/``subtopic_id``); ``False`` for "this frame has no such
         column" even if one of those names exists -- e.g. ``rank=False`` ranks by
         score although the frame has a rank column. ``known`` flags documents the
         user already knew, ``subtopic`` the intent a judgment is for (diversity

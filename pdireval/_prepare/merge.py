@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -86,7 +87,80 @@ def merge_qrels(
     """
     run_cols = as_column_map(columns).resolve(run)
     qrels_cols = as_column_map(qrels_columns).resolve(qrels)
+    if has_subtopics(qrels, qrels_cols):
+        return merge_subtopics(run, qrels, run_cols, qrels_cols)
     return merge_resolved(run, qrels, run_cols, qrels_cols)
+
+
+def has_subtopics(qrels: pd.DataFrame, qrels_cols: ResolvedColumns) -> bool:
+    """Whether the qrels judge per subtopic: a subtopic column that is not constant."""
+    subtopic = qrels_cols.subtopic
+    return subtopic is not None and qrels[subtopic].nunique(dropna=False) > 1
+
+
+def merge_subtopics(
+    run: pd.DataFrame,
+    qrels: pd.DataFrame,
+    run_cols: ResolvedColumns,
+    qrels_cols: ResolvedColumns,
+    *,
+    check_overlap: bool = True,
+) -> pd.DataFrame:
+    """merge_qrels for judgments per subtopic: one row per (run, query, doc, subtopic).
+
+    Documents are merged as usual with their best subtopic label; then every judged
+    document gets one row per subtopic it was judged for (the rank, score and other run
+    columns repeated, the label the subtopic's); an unjudged document keeps one row
+    with a missing subtopic.
+    """
+    query, doc, rel = (qrels_cols.name(role) for role in ("query", "doc", "rel"))
+    subtopic = qrels_cols.name("subtopic")
+    if qrels[subtopic].isna().any():
+        msg = (
+            f"the qrels' subtopic column {subtopic!r} has missing values; every judgment names one"
+        )
+        raise SchemaError(msg)
+    if subtopic in run.columns:
+        msg = (
+            f"the run already has a column {subtopic!r} that would hold the subtopics; "
+            "drop or rename it before merge_qrels"
+        )
+        raise SchemaError(msg)
+    repeated = qrels.duplicated([query, doc, subtopic])
+    if repeated.any():
+        example = qrels.loc[repeated, [query, subtopic, doc]].iloc[0].to_dict()
+        msg = (
+            f"{int(repeated.sum())} (query, subtopic, doc) judgment(s) appear more than once, "
+            f"e.g. {example}; judge each document once per subtopic"
+        )
+        raise SchemaError(msg)
+    best = qrels.groupby([query, doc], sort=False, observed=True)[rel].max().reset_index()
+    merged = merge_resolved(
+        run,
+        best,
+        run_cols,
+        dataclasses.replace(qrels_cols, subtopic=None),
+        check_overlap=check_overlap,
+    )
+    r_query, r_doc = run_cols.name("query"), run_cols.name("doc")
+    judgments = pd.DataFrame(
+        {
+            r_query: qrels[query].astype(merged[r_query].dtype).to_numpy(),
+            r_doc: qrels[doc].astype(merged[r_doc].dtype).to_numpy(),
+            subtopic: qrels[subtopic].to_numpy(),
+            "__label": qrels[rel].to_numpy(),
+        }
+    )
+    expanded = merged.merge(judgments, on=[r_query, r_doc], how="left", sort=False)
+    expanded = expanded.astype({r_query: merged[r_query].dtype, r_doc: merged[r_doc].dtype})
+    rel_name = rel
+    expanded[rel_name] = expanded["__label"].astype(merged[rel_name].dtype)
+    expanded = expanded.drop(columns="__label")
+    record = dict(merged.attrs[ATTRS_KEY])
+    record.pop("unique", None)  # documents repeat now, once per subtopic
+    record["columns"] = {**record["columns"], "subtopic": subtopic}
+    expanded.attrs = {ATTRS_KEY: record}
+    return expanded
 
 
 def merge_resolved(

@@ -14,8 +14,19 @@ from pdireval.metrics._define import define, define_per_query
 from pdireval.metrics._parse import MetricLike, parse_metric, parse_metrics
 from pdireval.metrics.average_precision import AP
 from pdireval.metrics.bpref import Bpref
-from pdireval.metrics.counts import NumNonRelJudgedRet, NumRel, NumRelRet, NumRet
+from pdireval.metrics.counts import NumNonRelJudgedRet, NumQ, NumRel, NumRelRet, NumRet
 from pdireval.metrics.dcg import DCG, IDCG, Rndcg, nDCG
+from pdireval.metrics.diversity import (
+    AP_IA,
+    ERR_IA,
+    NRBP,
+    P_IA,
+    StRecall,
+    alpha_DCG,
+    alpha_nDCG,
+    nERR_IA,
+    nNRBP,
+)
 from pdireval.metrics.efficiency import Latency
 from pdireval.metrics.err import ERR
 from pdireval.metrics.gain import G, binG
@@ -41,10 +52,14 @@ from pdireval.metrics.utility import Utility
 
 __all__ = [
     "AP",
+    "AP_IA",
     "DCG",
     "ERR",
+    "ERR_IA",
     "ESL",
     "IDCG",
+    "NRBP",
+    "P_IA",
     "RBP",
     "REGISTRY",
     "RR",
@@ -60,6 +75,7 @@ __all__ = [
     "MetricLike",
     "Novelty",
     "NumNonRelJudgedRet",
+    "NumQ",
     "NumRel",
     "NumRelRet",
     "NumRet",
@@ -80,14 +96,19 @@ __all__ = [
     "SetP",
     "SetR",
     "SetRelP",
+    "StRecall",
     "Success",
     "Utility",
+    "alpha_DCG",
+    "alpha_nDCG",
     "binG",
     "define",
     "define_per_query",
     "iAP",
     "infAP",
     "nDCG",
+    "nERR_IA",
+    "nNRBP",
     "parse_metric",
     "parse_metrics",
 ]

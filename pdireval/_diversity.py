@@ -1,0 +1,202 @@
+"""Diversity (intent-aware) measures over subtopic judgments, as ndeval computes them.
+
+A frame with a subtopic column holds one row per (run, query, doc, subtopic) judgment
+(:func:`pdireval.merge_qrels` with subtopic qrels builds it). :func:`split` turns it into
+the ordinary frame the engine evaluates -- one row per document, labelled with its best
+subtopic label -- and the table of (document row, subtopic, label) pairs the measures
+here read. Everything is vectorised over queries; the greedy ideal ranking takes one
+vectorised step per rank.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from pdireval._errors import MetricError, SchemaError
+from pdireval._prepare.columns import ResolvedColumns
+
+__all__ = ["Subtopics", "diversity_values", "split"]
+
+
+@dataclass(frozen=True)
+class Subtopics:
+    """The subtopic judgments of a collapsed frame: one entry per judged (row, subtopic)."""
+
+    row: np.ndarray  # row of the collapsed frame (a document of one run and query)
+    subtopic: np.ndarray  # the subtopic, coded per query (equal codes, equal subtopic)
+    label: np.ndarray  # the judgment's label
+
+
+def split(frame: pd.DataFrame, columns: ResolvedColumns) -> tuple[pd.DataFrame, Subtopics]:
+    """The frame with one row per (run, query, doc) -- label = best subtopic label --
+    and its subtopic judgments.
+    """
+    subtopic, rel = columns.name("subtopic"), columns.name("rel")
+    keys = [name for name in (columns.run, columns.query, columns.doc) if name is not None]
+    columns.require(frame, "query", "doc", "rel")
+    judged = frame[subtopic].notna().to_numpy()
+    repeated = frame.duplicated([*keys, subtopic]).to_numpy() & judged
+    if repeated.any():
+        example = frame.loc[repeated, [*keys, subtopic]].iloc[0].to_dict()
+        msg = (
+            f"{int(repeated.sum())} (query, doc, subtopic) judgment(s) appear more than once, "
+            f"e.g. {example}; each document is judged once per subtopic"
+        )
+        raise SchemaError(msg)
+    grouped = frame.groupby(keys, sort=False, observed=True, dropna=False)
+    for name in (columns.rank, columns.score):
+        if name is not None and (grouped[name].nunique(dropna=False) > 1).any():
+            msg = (
+                f"the rows of one document (one per subtopic) disagree on {name!r}; a "
+                "document has one place in a ranking"
+            )
+            raise SchemaError(msg)
+    row = grouped.ngroup().to_numpy()  # groups numbered in order of first appearance
+    first = ~frame.duplicated(keys).to_numpy()
+    collapsed = frame.loc[first].drop(columns=subtopic).reset_index(drop=True)
+    collapsed[rel] = grouped[rel].max().to_numpy()
+    query_of = frame[columns.query].to_numpy()[judged]
+    codes = pd.factorize(pd.MultiIndex.from_arrays([query_of, frame[subtopic].to_numpy()[judged]]))[
+        0
+    ]
+    numbers = pd.to_numeric(frame[rel], errors="coerce")
+    labels = numbers.to_numpy(dtype=np.float64, na_value=np.nan)[judged]
+    return collapsed, Subtopics(row[judged], codes.astype(np.int64), labels)
+
+
+def _discount(kind: str, depth: np.ndarray) -> np.ndarray:
+    return 1.0 / np.log2(1.0 + depth) if kind == "log" else 1.0 / depth
+
+
+def _ideal_gains(
+    group: np.ndarray,
+    doc: np.ndarray,
+    subtopic: np.ndarray,
+    doc_order: np.ndarray,
+    n_groups: int,
+    depth: int,
+    alpha: float,
+) -> np.ndarray:
+    """(n_groups, depth) gains of the greedy ideal ranking of each group's relevant pairs.
+
+    At each rank the document whose unseen-so-far subtopics gain most comes next
+    (ties: the largest document id, as ndeval); a subtopic seen c times adds
+    (1 - alpha)^c. ``doc`` numbers the candidate documents, ``doc_order`` ranks them
+    by id descending.
+    """
+    out = np.zeros((n_groups, depth))
+    if not len(doc) or depth == 0:
+        return out
+    docs, pair_doc = np.unique(doc, return_inverse=True)
+    doc_group = np.zeros(len(docs), dtype=np.int64)
+    doc_group[pair_doc] = group
+    order = np.lexsort((doc_order[docs], doc_group))  # by group, largest id first
+    rank_of = np.empty(len(docs), dtype=np.int64)
+    rank_of[order] = np.arange(len(docs))
+    pair_doc = rank_of[pair_doc]
+    doc_group = doc_group[order]
+    starts = np.flatnonzero(np.r_[True, doc_group[1:] != doc_group[:-1]])
+    keys, pair_key = np.unique(group * (subtopic.max() + 1) + subtopic, return_inverse=True)
+    seen = np.zeros(len(keys))
+    chosen = np.zeros(len(docs), dtype=bool)
+    for step in range(depth):
+        weight = (1.0 - alpha) ** seen[pair_key]
+        gain = np.bincount(pair_doc, weights=weight, minlength=len(docs))
+        gain[chosen] = -1.0
+        best = np.maximum.reduceat(gain, starts)
+        if not (best > 0).any():
+            break
+        segment = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(docs)]))
+        top = np.flatnonzero(gain >= best[segment] - 1e-12 * np.maximum(best[segment], 1.0))
+        first = top[np.unique(segment[top], return_index=True)[1]]
+        first = first[gain[first] > 0]
+        out[doc_group[first], step] = gain[first]
+        chosen[first] = True
+        picked = np.isin(pair_doc, first)
+        seen += np.bincount(pair_key[picked], minlength=len(keys))
+    return out
+
+
+def diversity_values(
+    family: str,
+    params: dict,
+    k: float | None,
+    position: np.ndarray,
+    group: np.ndarray,
+    n_groups: int,
+    doc_order: np.ndarray,
+    pairs: Subtopics,
+) -> np.ndarray:
+    """One diversity measure per group (ndeval's definitions; see the families' docs)."""
+    rel = params["rel"]
+    relevant = (pairs.label >= rel) & (pairs.label >= 0)
+    row, subtopic = pairs.row[relevant], pairs.subtopic[relevant]
+    pair_group = group[row]
+    # subtopics with a relevant document, per group
+    keyed = np.unique(pair_group * (subtopic.max(initial=0) + 1) + subtopic)
+    n_sub = np.bincount(keyed // (subtopic.max(initial=0) + 1), minlength=n_groups).astype(float)
+    retrieved = ~np.isnan(position[row])
+    r_row, r_sub, r_group = row[retrieved], subtopic[retrieved], pair_group[retrieved]
+    r_pos = position[r_row]
+    order = np.lexsort((r_pos, r_sub, r_group))
+    r_sub, r_group, r_pos = r_sub[order], r_group[order], r_pos[order]
+    new = np.r_[True, (r_group[1:] != r_group[:-1]) | (r_sub[1:] != r_sub[:-1])]
+    index = np.arange(len(r_pos))
+    seen = index - np.maximum.accumulate(np.where(new, index, 0))  # earlier in subtopic
+    alpha = params.get("alpha", 0.5)
+    weight = (1.0 - alpha) ** seen
+
+    def total(mask: np.ndarray, values: np.ndarray) -> np.ndarray:
+        return np.bincount(r_group[mask], weights=values[mask], minlength=n_groups)
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if family in ("alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA"):
+            kind = "log" if family.startswith("alpha") else "reciprocal"
+            assert k is not None
+            inside = r_pos <= k
+            value = total(inside, weight * _discount(kind, r_pos))
+            ranks = np.arange(1.0, int(k) + 1.0)
+            if family in ("alpha_DCG", "ERR_IA"):
+                best_case = n_sub * np.sum((1.0 - alpha) ** (ranks - 1) * _discount(kind, ranks))
+                return value if k == 1 else np.where(n_sub > 0, value / best_case, 0.0)
+            ideal = _ideal_gains(
+                pair_group, row, subtopic, doc_order, n_groups, int(k), alpha
+            ) @ _discount(kind, ranks)
+            return np.where(ideal > 0, value / ideal, 0.0)
+        if family == "P_IA":
+            assert k is not None
+            found = total(r_pos <= k, np.ones(len(r_pos)))
+            return np.where(n_sub > 0, found / (k * n_sub), 0.0)
+        if family == "StRecall":
+            assert k is not None
+            covered = total((r_pos <= k) & new, np.ones(len(r_pos)))
+            return np.where(n_sub > 0, covered / n_sub, 0.0)
+        if family == "AP_IA":  # mean over subtopics of each subtopic's AP
+            base = subtopic.max(initial=0) + 1
+            keys, sizes = np.unique(pair_group * base + subtopic, return_counts=True)
+            size = sizes[np.searchsorted(keys, r_group * base + r_sub)]
+            every = np.ones(len(r_pos), dtype=bool)
+            return np.where(n_sub > 0, total(every, (seen + 1) / r_pos / size) / n_sub, 0.0)
+        beta = params["beta"]
+        factor = (1.0 - (1.0 - alpha) * beta) / n_sub
+        every = np.ones(len(r_pos), dtype=bool)
+        value = total(every, beta ** (r_pos - 1) * weight) * factor
+        if family == "NRBP":
+            return np.where(n_sub > 0, value, 0.0)
+        depth = int(np.bincount(pair_group, minlength=n_groups).max(initial=0))
+        if beta < 1:  # ranks past beta^d < 1e-17 change nothing a float64 holds
+            depth = min(depth, int(np.ceil(np.log(1e-17) / np.log(beta))) + 1)
+        depth = max(depth, 1)
+        ideal = _ideal_gains(pair_group, row, subtopic, doc_order, n_groups, depth, alpha)
+        ideal_value = ideal @ (beta ** np.arange(depth)) * factor
+        return np.where(n_sub > 0, value / ideal_value, np.nan)
+
+
+def refuse_policy(ties: str) -> None:
+    """Diversity measures rank as trec_eval and ndeval do; other tie policies do not apply."""
+    if ties != "trec":
+        msg = f"ties={ties!r} is not available for the diversity measures; use ties='trec'"
+        raise MetricError(msg)
