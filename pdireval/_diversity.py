@@ -58,10 +58,10 @@ def split(frame: pd.DataFrame, columns: ResolvedColumns) -> tuple[pd.DataFrame, 
     first = ~frame.duplicated(keys).to_numpy()
     collapsed = frame.loc[first].drop(columns=subtopic).reset_index(drop=True)
     collapsed[rel] = grouped[rel].max().to_numpy()
-    query_of = frame[columns.query].to_numpy()[judged]
-    codes = pd.factorize(pd.MultiIndex.from_arrays([query_of, frame[subtopic].to_numpy()[judged]]))[
-        0
-    ]
+    query_code = pd.factorize(frame[columns.query].to_numpy()[judged])[0].astype(np.int64)
+    subtopic_code = pd.factorize(frame[subtopic].to_numpy()[judged])[0].astype(np.int64)
+    pair = query_code * (int(subtopic_code.max(initial=0)) + 1) + subtopic_code
+    codes = pd.factorize(pair)[0]  # one code per (query, subtopic)
     numbers = pd.to_numeric(frame[rel], errors="coerce")
     labels = numbers.to_numpy(dtype=np.float64, na_value=np.nan)[judged]
     return collapsed, Subtopics(row[judged], codes.astype(np.int64), labels)
