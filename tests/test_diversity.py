@@ -216,3 +216,19 @@ def test_dask_gives_the_pandas_numbers() -> None:
     assert [tuple(map(str, i)) for i in actual.index] == [
         tuple(map(str, i)) for i in expected.index
     ]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_bounded_families_stay_in_the_unit_interval(seed: int) -> None:
+    from pdireval.metrics import REGISTRY
+
+    run, qrels = _case(seed)
+    merged = pdireval.merge_qrels(run, qrels)
+    names = [
+        f"{name}@5" if family.cutoff == "required" else name
+        for name, family in REGISTRY.items()
+        if "subtopic" in family.needs and family.bounded
+    ]
+    assert sorted(names) == ["AP_IA", "NRBP", "P_IA@5", "StRecall@5"]
+    values = pdireval.evaluate(merged, names, queries="all").to_numpy()
+    assert ((values >= 0) & (values <= 1)).all()

@@ -55,7 +55,9 @@ def _unit(name: str, value: object) -> float:
 _ALPHA = Param("alpha", 0.5, _unit, "redundancy penalty: a subtopic seen c times adds (1-a)^c")
 
 
-def _family(name: str, doc: str, *, cutoff: str = "required", params=(), aliases=()) -> Family:
+def _family(
+    name: str, doc: str, *, cutoff: str = "required", params=(), aliases=(), bounded=False
+) -> Family:
     return register(
         Family(
             name,
@@ -64,7 +66,7 @@ def _family(name: str, doc: str, *, cutoff: str = "required", params=(), aliases
             cutoff=cutoff,  # type: ignore[arg-type]
             aliases=aliases,
             needs=("subtopic",),
-            bounded=False,
+            bounded=bounded,
             doc=doc,
         )
     )
@@ -106,12 +108,14 @@ P_IA = _family(
     """Intent-aware precision@k (Agrawal et al. 2009): the mean over the N subtopics of
     the share of the top k relevant to each.""",
     aliases=("p_ia",),
+    bounded=True,
 )
 StRecall = _family(
     "StRecall",
     """Subtopic recall@k (Zhai, Cohen & Lafferty 2003): the share of the N subtopics
     with a relevant document in the top k.""",
     aliases=("strec", "s_recall"),
+    bounded=True,
 )
 AP_IA = _family(
     "AP_IA",
@@ -119,6 +123,7 @@ AP_IA = _family(
     (ndeval's MAP-IA), over the whole ranking.""",
     cutoff="none",
     aliases=("MAP_IA", "map_ia"),
+    bounded=True,
 )
 _BETA = Param("beta", 0.5, _unit, "patience: the user reads on with probability beta")
 NRBP = _family(
@@ -128,6 +133,7 @@ NRBP = _family(
     cutoff="none",
     params=(_ALPHA, _BETA),
     aliases=("nrbp",),
+    bounded=True,
 )
 nNRBP = _family(
     "nNRBP",
