@@ -1,0 +1,41 @@
+"""Session-wide test settings.
+
+The shared helpers are plain modules next to the tests (``adversarial.py``: generated
+runs and judgments and the bridge to pytrec_eval; ``reference.py``: slow, literal
+implementations of the measures; ``strategies.py``: hypothesis strategies), imported
+explicitly where they are used.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+
+_EXIT_STATUS = {"value": 0}
+
+
+def pytest_sessionfinish(session, exitstatus) -> None:
+    _EXIT_STATUS["value"] = int(exitstatus)
+
+
+def pytest_unconfigure(config) -> None:
+    """Leave even if a library left a non-daemon thread behind.
+
+    With the oldest supported dask and distributed, a thread of their schedulers can
+    outlive the whole session and keep the interpreter from exiting after the results
+    are reported; CI would then wait for ever. Such threads are named on stderr.
+    """
+    lingering = [
+        thread.name
+        for thread in threading.enumerate()
+        if thread is not threading.main_thread() and thread.is_alive() and not thread.daemon
+    ]
+    if lingering:
+        sys.stdout.flush()
+        sys.stderr.write(
+            f"conftest: leaving {len(lingering)} non-daemon thread(s) behind at exit: "
+            f"{', '.join(lingering[:5])}\n"
+        )
+        sys.stderr.flush()
+        os._exit(_EXIT_STATUS["value"])
