@@ -336,12 +336,17 @@ def frame_to_nested_dict(frame: pd.DataFrame, value_column: str) -> dict[str, di
     dict
         Nested dict as expected by pytrec_eval.
     """
+    import pyarrow as pa
     import pyarrow.compute as pc
 
-    encoded = pc.dictionary_encode(_arrow_chunks(frame["query"])).combine_chunks()
+    def as_text(values: pa.ChunkedArray) -> pa.ChunkedArray:
+        # pytrec_eval takes string ids only: integer ids are converted (timed, as for a user)
+        return values if pa.types.is_string(values.type) else pc.cast(values, pa.string())
+
+    encoded = pc.dictionary_encode(as_text(_arrow_chunks(frame["query"]))).combine_chunks()
     codes = encoded.indices.to_numpy()
     queries = encoded.dictionary.to_pylist()
-    docs = _arrow_chunks(frame["doc"])
+    docs = as_text(_arrow_chunks(frame["doc"]))
     values = frame[value_column].to_numpy()
     if codes.size and not bool(np.all(codes[1:] >= codes[:-1])):
         keys = codes.astype(np.uint16) if len(queries) <= np.iinfo(np.uint16).max else codes

@@ -47,18 +47,27 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_core as core  # the benchmarks folder is not a package
 
 LABELS = core.LABELS
-WORKLOADS = {"msmarco": (7000, 1000), "trec-dl": (200, 1000), "wide": (100_000, 100)}
+WORKLOADS = {
+    "msmarco": (7000, 1000),
+    "trec-dl": (200, 1000),
+    "wide": (100_000, 100),
+    "small": (50, 100),
+    "tiny": (1, 10),
+}
 TOOLS = (
     "pdireval",
     "pdireval_trusted",
     "pdireval_evaluate",
+    "pdireval_evaluate_trusted",
+    "pdireval_rank",
     "numpy_lb",
+    "floor",
     "pytrec_eval",
     "ir_measures",
     "ranx",
     "trectools",
 )
-IDS = ("str", "object", "category")
+IDS = ("str", "object", "category", "int")
 ORDERS = core.ORDERS
 RESULT_MARKER = core.RESULT_MARKER
 
@@ -156,6 +165,28 @@ def make_graded_workload(
     return run, qrels
 
 
+def one_query(depth: int, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """One MS MARCO-like query of ``depth`` documents whose relevant document was retrieved.
+
+    Parameters
+    ----------
+    depth : int
+        Retrieved documents.
+    seed : int
+        Workload seed.
+
+    Returns
+    -------
+    run, qrels : pandas.DataFrame
+        The first such query of a 50-query workload.
+    """
+    run, qrels = core.make_workload(50, depth, seed)
+    retrieved = qrels.merge(run, on=["query", "doc"])["query"]
+    query = retrieved.iloc[0]
+    pick = lambda frame: frame[frame["query"] == query].reset_index(drop=True)  # noqa: E731
+    return pick(run), pick(qrels)
+
+
 def convert_ids(frame: pd.DataFrame, ids: str) -> pd.DataFrame:
     """Return ``frame`` with its ``query`` and ``doc`` columns in the requested id dtype.
 
@@ -163,8 +194,8 @@ def convert_ids(frame: pd.DataFrame, ids: str) -> pd.DataFrame:
     ----------
     frame : pandas.DataFrame
         Run or qrels with ``str`` id columns.
-    ids : {"str", "object", "category"}
-        Target dtype.
+    ids : {"str", "object", "category", "int"}
+        Target dtype (``"int"``: int64, the workloads' ids being numeric strings).
 
     Returns
     -------
@@ -173,7 +204,8 @@ def convert_ids(frame: pd.DataFrame, ids: str) -> pd.DataFrame:
     """
     if ids == "str":
         return frame
-    return frame.astype({"query": ids, "doc": ids})
+    target = "int64" if ids == "int" else ids
+    return frame.astype({"query": target, "doc": target})
 
 
 def build_inputs(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -192,6 +224,8 @@ def build_inputs(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame]:
     """
     if args.workload == "trec-dl":
         run, qrels = make_graded_workload(args.queries, args.depth, seed=args.seed)
+    elif args.workload == "tiny":
+        run, qrels = one_query(args.depth, args.seed)
     else:
         run, qrels = core.make_workload(args.queries, args.depth, args.seed)
     if args.order == "shuffled":
@@ -268,11 +302,47 @@ def run_numpy_lb(labelled: pd.DataFrame, qrels: pd.DataFrame) -> pd.DataFrame:
         Per-query AP, nDCG@10, P@10, R@100, RR and Rprec, indexed by query.
     """
     codes, uniques = pd.factorize(labelled["query"], sort=False)
-    n_q = len(uniques)
-    score = labelled["score"].to_numpy()
-    rel = labelled["rel"].to_numpy()
-    sorted_rows = codes.size < 2 or bool(
-        np.all((codes[1:] > codes[:-1]) | ((codes[1:] == codes[:-1]) & (score[1:] <= score[:-1])))
+    q_codes = pd.Index(uniques).get_indexer(qrels["query"])
+    return _kernels(
+        codes, uniques, labelled["score"].to_numpy(), labelled["rel"].to_numpy(),
+        q_codes, qrels["rel"].to_numpy(),
+    )  # fmt: skip
+
+
+def _kernels(
+    codes: np.ndarray,
+    uniques: object,
+    score: np.ndarray,
+    rel: np.ndarray,
+    q_codes: np.ndarray,
+    q_rel: np.ndarray,
+) -> pd.DataFrame:
+    """The six metrics from query codes, scores and labels of the run rows (lower bounds' core).
+
+    Parameters
+    ----------
+    codes : numpy.ndarray
+        Query code of each run row, ``0 .. len(uniques) - 1``.
+    uniques : array-like
+        The query ids, indexed by code.
+    score, rel : numpy.ndarray
+        Score and label (0 when unjudged) of each run row.
+    q_codes, q_rel : numpy.ndarray
+        Query code (-1 when the run lacks the query) and label of each qrels row.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per-query AP, nDCG@10, P@10, R@100, RR and Rprec of the run's queries with a relevant
+        document, indexed by query.
+    """
+    n_q = len(uniques)  # type: ignore[arg-type]
+    counts = np.bincount(codes, minlength=n_q)
+    change = codes[1:] != codes[:-1]
+    # grouped (each query's rows contiguous, in any query order) and by descending score
+    sorted_rows = codes.size < 2 or (
+        int(np.count_nonzero(change)) + 1 == int(np.count_nonzero(counts))
+        and bool(np.all(change | (score[1:] <= score[:-1])))
     )
     if not sorted_rows:
         bits = max(1, int(n_q - 1).bit_length())
@@ -281,13 +351,14 @@ def run_numpy_lb(labelled: pd.DataFrame, qrels: pd.DataFrame) -> pd.DataFrame:
         key = (codes.astype(np.uint64) << np.uint64(64 - bits)) | (orderable >> np.uint64(bits))
         order = np.argsort(key)
         codes, rel = codes[order], rel[order]
-    starts = np.r_[0, np.cumsum(np.bincount(codes, minlength=n_q))[:-1]]
+        change = codes[1:] != codes[:-1]
+    firsts = np.flatnonzero(np.r_[True, change]) if codes.size else np.zeros(0, np.int64)
+    starts = np.zeros(n_q, dtype=np.int64)
+    starts[codes[firsts]] = firsts
     hit = np.flatnonzero(rel > 0)
     hq, gain = codes[hit], rel[hit].astype(np.float64)
     pos = hit - starts[hq]  # 0-based rank of each relevant retrieved document
 
-    q_codes = pd.Index(uniques).get_indexer(qrels["query"])
-    q_rel = qrels["rel"].to_numpy()
     keep = (q_codes >= 0) & (q_rel > 0)
     q_codes, q_rel = q_codes[keep], q_rel[keep]
     n_rel = np.bincount(q_codes, minlength=n_q).astype(np.float64)
@@ -315,7 +386,86 @@ def run_numpy_lb(labelled: pd.DataFrame, qrels: pd.DataFrame) -> pd.DataFrame:
         {"AP": ap, "nDCG@10": ndcg, "P@10": p10, "R@100": r100, "RR": rr, "Rprec": rprec},
         index=pd.Index(uniques, name="query"),
     )
-    return table[n_rel > 0]
+    return table[(n_rel > 0) & (counts > 0)]
+
+
+def _arrow_ids(ids: pd.Series):
+    """The ids as a pyarrow array: zero-copy for Arrow strings, converted otherwise."""
+    import pyarrow as pa
+
+    values = getattr(ids.array, "_pa_array", None)
+    return values if values is not None else pa.array(ids.to_numpy())
+
+
+def _query_codes(run_ids: pd.Series, qrels_ids: pd.Series) -> tuple[np.ndarray, object, np.ndarray]:
+    """Codes of the run's query ids, the distinct ids, and the qrels' codes (-1: not in run)."""
+    import pyarrow.compute as pc
+
+    if isinstance(run_ids.dtype, pd.CategoricalDtype):
+        codes = run_ids.cat.codes.to_numpy().astype(np.int64)
+        uniques = run_ids.cat.categories
+    elif run_ids.dtype.kind in "iu":
+        codes, uniques = pd.factorize(run_ids.to_numpy())
+    else:
+        encoded = pc.dictionary_encode(_arrow_ids(run_ids))
+        if hasattr(encoded, "combine_chunks"):
+            encoded = encoded.combine_chunks()
+        codes = encoded.indices.to_numpy().astype(np.int64)
+        uniques = encoded.dictionary.to_numpy(zero_copy_only=False)
+    q_codes = pd.Index(uniques).get_indexer(np.asarray(qrels_ids, dtype=object))
+    return codes, uniques, q_codes
+
+
+def _judged_doc_rows(run_ids: pd.Series, qrels_ids: pd.Series) -> np.ndarray:
+    """Indices of the run rows whose doc id occurs anywhere in the qrels (one hash lookup)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    judged = pd.unique(np.asarray(qrels_ids, dtype=object))
+    if isinstance(run_ids.dtype, pd.CategoricalDtype):
+        known = run_ids.cat.categories.isin(judged)
+        return np.flatnonzero(known[run_ids.cat.codes.to_numpy()])
+    if run_ids.dtype.kind in "iu":
+        return np.flatnonzero(pd.Index(judged.astype(np.int64)).get_indexer(run_ids) >= 0)
+    mask = pc.is_in(_arrow_ids(run_ids), value_set=pa.array(judged, type=pa.string()))
+    if hasattr(mask, "combine_chunks"):
+        mask = mask.combine_chunks()
+    return np.flatnonzero(mask.to_numpy(zero_copy_only=False))
+
+
+def run_floor(run: pd.DataFrame, qrels: pd.DataFrame) -> pd.DataFrame:
+    """The floor: the whole job from the two frames, written for speed and nothing else.
+
+    Timed, from ``run`` (query, doc, score) and ``qrels`` (query, doc, rel) as given: the
+    query ids dictionary-encoded (Arrow; categorical codes and integer factorization as they
+    come), the run rows whose doc id is judged found with one hash-set lookup (Arrow
+    ``is_in``), their labels attached by an exact join of those few rows only, the
+    grouped-and-sorted check, at most one sort, and the kernels of :func:`run_numpy_lb`.
+    Like it, the floor checks nothing (duplicates, ranks, labels) and leaves tied scores in
+    arbitrary order, so it does less than an exact evaluator must.
+
+    Parameters
+    ----------
+    run, qrels : pandas.DataFrame
+        Benchmark inputs.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per-query AP, nDCG@10, P@10, R@100, RR and Rprec, indexed by query.
+    """
+    codes, uniques, q_codes = _query_codes(run["query"], qrels["query"])
+    rows = _judged_doc_rows(run["doc"], qrels["doc"])
+    candidates = pd.DataFrame(
+        {"row": rows, "q": codes[rows], "doc": np.asarray(run["doc"].take(rows), dtype=object)}
+    )
+    judged = pd.DataFrame(
+        {"q": q_codes, "doc": np.asarray(qrels["doc"], dtype=object), "rel": qrels["rel"]}
+    )
+    hits = candidates.merge(judged[judged["q"] >= 0], on=["q", "doc"])
+    rel = np.zeros(len(run), dtype=np.int64)
+    rel[hits["row"].to_numpy()] = hits["rel"].to_numpy()
+    return _kernels(codes, uniques, run["score"].to_numpy(), rel, q_codes, qrels["rel"].to_numpy())
 
 
 def run_pdireval_evaluate(frame: pd.DataFrame, qrels: pd.DataFrame) -> pd.DataFrame:
@@ -338,9 +488,48 @@ def run_pdireval_evaluate(frame: pd.DataFrame, qrels: pd.DataFrame) -> pd.DataFr
     return pdireval.evaluate(frame, list(LABELS))
 
 
+def run_pdireval_evaluate_trusted(frame: pd.DataFrame, qrels: pd.DataFrame) -> pd.DataFrame:
+    """``pdireval.evaluate(..., validate=False)`` on a frame already merged by ``merge_qrels``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Output of ``pdireval.merge_qrels(run, qrels)`` (built outside the timer).
+    qrels : pandas.DataFrame
+        Unused.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per-query metrics.
+    """
+    import pdireval
+
+    return pdireval.evaluate(frame, list(LABELS), validate=False)
+
+
+def run_pdireval(run: pd.DataFrame, qrels: pd.DataFrame) -> pd.DataFrame:
+    """``merge_qrels`` then ``evaluate``, as bench_core's runner (the frame may carry a rank).
+
+    Parameters
+    ----------
+    run, qrels : pandas.DataFrame
+        Benchmark inputs.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per-query metrics.
+    """
+    return core.run_pdireval(run, qrels)
+
+
 RUNNERS = dict(core.RUNNERS) | {
     "pdireval_evaluate": run_pdireval_evaluate,
     "numpy_lb": run_numpy_lb,
+    "floor": run_floor,
+    "pdireval_evaluate_trusted": run_pdireval_evaluate_trusted,
+    "pdireval_rank": run_pdireval,
 }
 
 
@@ -361,12 +550,36 @@ def prepare(tool: str, run: pd.DataFrame, qrels: pd.DataFrame) -> pd.DataFrame:
     """
     if tool == "numpy_lb":
         return attach_labels(run, qrels)
-    if tool == "pdireval_evaluate":
+    if tool in ("pdireval_evaluate", "pdireval_evaluate_trusted"):
         core.import_tool("pdireval")
         import pdireval
 
         return pdireval.merge_qrels(run, qrels)
+    if tool == "pdireval_rank":
+        return with_rank(run)
     return run
+
+
+def with_rank(run: pd.DataFrame) -> pd.DataFrame:
+    """The run ranked as trec_eval ranks it, given as a 1-based ``rank`` column (no score).
+
+    Parameters
+    ----------
+    run : pandas.DataFrame
+        Benchmark run (``query``, ``doc``, ``score``), any row order.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``query``, ``doc`` and ``rank`` in the same row order.
+    """
+    order = pd.DataFrame(
+        {"q": run["query"].astype(str), "s": run["score"], "d": run["doc"].astype(str)}
+    ).sort_values(["q", "s", "d"], ascending=[True, False, False], kind="stable")
+    rank = order.groupby("q", sort=False).cumcount().to_numpy() + 1
+    ranks = np.empty(len(run), dtype=np.int64)
+    ranks[order.index.to_numpy()] = rank
+    return run[["query", "doc"]].assign(rank=ranks)
 
 
 # --------------------------------------------------------------------------------------------
@@ -394,14 +607,14 @@ def measure(args: argparse.Namespace) -> dict:
     record["rows"] = len(run)
     record["qrels_rows"] = len(qrels)
     tool = args.tool
-    if tool not in ("numpy_lb",):
+    if tool not in ("numpy_lb", "floor"):
         try:
             core.import_tool("pdireval" if tool.startswith("pdireval") else tool)
         except ImportError as exc:
             return record | {"status": "skipped", "error": f"{type(exc).__name__}: {exc}"}
         record["version"] = core.tool_version("pdireval" if tool.startswith("pdireval") else tool)
     first = prepare(tool, run, qrels)
-    if tool in ("numpy_lb", "pdireval_evaluate"):
+    if tool in ("numpy_lb", "pdireval_evaluate", "pdireval_evaluate_trusted"):
         del run
     runner = RUNNERS[tool]
     if args.warmup_queries > 0:
@@ -445,7 +658,8 @@ def spawn(case: dict, args: argparse.Namespace, out: Path) -> dict:
     dict
         The worker's record plus ``result_path``.
     """
-    command = [sys.executable, str(Path(__file__).resolve()), "--case", json.dumps(case)]
+    python = getattr(args, "python", None) or sys.executable
+    command = [python, str(Path(__file__).resolve()), "--case", json.dumps(case)]
     for name in ("seed", "repeat", "slow_threshold", "warmup_queries"):
         command += [f"--{name.replace('_', '-')}", str(getattr(args, name))]
     command += ["--out", str(out)]

@@ -66,3 +66,31 @@ def test_categories_map_to_the_keys_of_their_values() -> None:
 def test_missing_strings_have_no_keys() -> None:
     assert id_keys(pd.Series(["a", None], dtype=object)) is None
     assert id_keys(pd.Series(["a", None], dtype="str")) is None
+
+
+short_ids = st.text(alphabet=st.sampled_from("ab\x00é0129\xff"), max_size=7).filter(
+    lambda text: len(text.encode()) <= 7
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(short_ids, max_size=40), st.integers(1, 3), st.integers(0, 3))
+def test_byte_order_keys_sort_like_the_bytes(values, n_chunks, skip) -> None:
+    """Keys order ids as strcmp orders their UTF-8 bytes, and tie exactly on equal ids."""
+    cuts = np.linspace(0, len(values), n_chunks + 1).astype(int)
+    chunks = [pa.array(values[a:b], type=pa.string()) for a, b in itertools.pairwise(cuts)]
+    arrow = pd.Series(pd.arrays.ArrowStringArray(pa.chunked_array(chunks, pa.string())))
+    for variant in (arrow.iloc[skip:], arrow.astype(object).iloc[skip:]):
+        keys = _keys.byte_order_keys(variant)
+        assert keys is not None
+        texts = variant.tolist()
+        for (a, ka), (b, kb) in itertools.combinations(zip(texts, keys, strict=True), 2):
+            assert (ka < kb) == (a.encode() < b.encode())
+            assert (ka == kb) == (a == b)
+
+
+def test_byte_order_keys_leave_long_missing_and_non_string_ids_to_the_caller() -> None:
+    assert _keys.byte_order_keys(pd.Series(["12345678"])) is None  # 8 bytes
+    assert _keys.byte_order_keys(pd.Series(["é" * 4])) is None  # 4 characters, 8 bytes
+    assert _keys.byte_order_keys(pd.Series(["a", None], dtype=object)) is None
+    assert _keys.byte_order_keys(pd.Series([1, 2])) is None

@@ -221,3 +221,24 @@ def test_overlap_of_ids_without_keys(kind: str) -> None:
         pdireval.merge_qrels(
             run, qrels.assign(query=[9.5, 9.5, 8.5] if kind == "float" else ["x"] * 3)
         )
+
+
+def test_merge_record_is_read_only_shared_by_derived_frames_and_pickles() -> None:
+    import copy
+    import pickle
+
+    run = pd.DataFrame({"query": ["q1", "q1"], "doc": ["a", "b"], "score": [2.0, 1.0]})
+    qrels = pd.DataFrame({"query": ["q1"], "doc": ["a"], "rel": [1]})
+    merged = pdireval.merge_qrels(run, qrels)
+    record = merged.attrs["pdireval"]
+    assert record["queries"]["both"] == 1
+    with pytest.raises(TypeError, match="read-only"):
+        record["queries"] = {}
+    with pytest.raises(TypeError, match="read-only"):
+        record.update(columns={})
+    derived = merged[merged["score"] > 0]
+    assert derived.attrs["pdireval"] is record  # shared, not deep-copied by pandas
+    assert copy.deepcopy(record) is record
+    restored = pickle.loads(pickle.dumps(merged))
+    assert dict(restored.attrs["pdireval"]) == dict(record)
+    assert pdireval.evaluate(restored, "AP").equals(pdireval.evaluate(merged, "AP"))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 
 import pandas as pd
 
@@ -23,6 +23,7 @@ __all__ = [
     "ROLES",
     "SYNONYMS",
     "ColumnMap",
+    "MergeRecord",
     "ResolvedColumns",
     "as_column_map",
     "check_frame",
@@ -41,6 +42,29 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
 
 #: Key of ``DataFrame.attrs`` under which merge_qrels records the roles it used.
 ATTRS_KEY = "pdireval"
+
+
+class MergeRecord(dict):
+    """What ``merge_qrels`` recorded on its result, under ``frame.attrs["pdireval"]``.
+
+    Read-only, and shared rather than copied by the frames pandas derives from the
+    result: pandas deep-copies ``attrs`` on every operation, which for a record of
+    Arrow buffer layouts cost more than many of the operations themselves.
+    """
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> MergeRecord:
+        return self
+
+    def __reduce__(self) -> tuple[type[MergeRecord], tuple[dict[str, Any]]]:
+        return MergeRecord, (dict(self),)
+
+    def _read_only(self, *args: Any, **kwargs: Any) -> NoReturn:
+        msg = "merge_qrels' record is read-only; copy it with dict(...) to change it"
+        raise TypeError(msg)
+
+    __setitem__ = __delitem__ = _read_only
+    update = pop = popitem = clear = setdefault = __ior__ = _read_only
+
 
 Column = str | Literal[False] | None
 

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["arrow_strings", "id_keys", "spread", "string_dtype"]
+__all__ = ["arrow_strings", "byte_order_keys", "id_keys", "spread", "string_dtype"]
 
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 _BLOCK = 1 << 14  # strings hashed per step: the temporaries stay in the CPU cache
@@ -227,3 +227,35 @@ def _word(words: np.ndarray, at: np.ndarray, remaining: np.ndarray) -> np.ndarra
     value <<= shift  # a shift by 64 (empty string) gives 0 in numpy
     value >>= shift
     return value
+
+
+def byte_order_keys(ids: pd.Series) -> np.ndarray | None:
+    """uint64 keys that sort like the ids' UTF-8 bytes (``strcmp``); None beyond 7 bytes.
+
+    The first seven bytes go big-endian into the high bits and the length into the low
+    byte, so equal keys mean equal strings and key order is byte order ("9" > "10",
+    "a" < "a\\x00"). Ids of other dtypes, longer ids and missing values give None
+    (the caller then sorts the strings themselves).
+    """
+    import pyarrow as pa  # a required dependency
+
+    chunked = _as_arrow_strings(ids)
+    if chunked is None:
+        chunked = getattr(ids.array, "_pa_array", None)
+    if chunked is None or not isinstance(chunked, pa.ChunkedArray) or chunked.null_count:
+        return None
+    if not (pa.types.is_string(chunked.type) or pa.types.is_large_string(chunked.type)):
+        return None
+    array = chunked.combine_chunks() if chunked.num_chunks != 1 else chunked.chunk(0)
+    _, offset_buffer, data_buffer = array.buffers()
+    offset_type = np.int64 if pa.types.is_large_string(array.type) else np.int32
+    offsets = np.frombuffer(offset_buffer, dtype=offset_type)
+    offsets = offsets[array.offset : array.offset + len(array) + 1].astype(np.int64)
+    length = np.diff(offsets)
+    if len(length) and int(length.max()) > 7:
+        return None
+    data = np.zeros(int(offsets[-1] - offsets[0]) + 8, dtype=np.uint8)
+    if data_buffer is not None:
+        data[: len(data) - 8] = np.frombuffer(data_buffer, np.uint8)[offsets[0] : offsets[-1]]
+    first = _word(_word_view(data), offsets[:-1] - offsets[0], length.copy())
+    return first.byteswap() | length.astype(np.uint64)

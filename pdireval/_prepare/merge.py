@@ -16,6 +16,7 @@ from pdireval._prepare.columns import (
     ATTRS_KEY,
     SYNONYMS,
     ColumnMap,
+    MergeRecord,
     ResolvedColumns,
     as_column_map,
 )
@@ -159,7 +160,7 @@ def merge_subtopics(
     record = dict(merged.attrs[ATTRS_KEY])
     record.pop("unique", None)  # documents repeat now, once per subtopic
     record["columns"] = {**record["columns"], "subtopic": subtopic}
-    expanded.attrs = {ATTRS_KEY: record}
+    expanded.attrs = {ATTRS_KEY: MergeRecord(record)}
     return expanded
 
 
@@ -238,7 +239,7 @@ def merge_resolved(
     unique = fingerprint(result, run_cols)
     if unique is not None:  # evaluating this very frame need not check duplicates again
         record["unique"] = unique
-    result.attrs = {ATTRS_KEY: record}
+    result.attrs = {ATTRS_KEY: MergeRecord(record)}
     return result
 
 

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval._errors import SchemaError
+from pdireval._prepare.keys import byte_order_keys
 
 __all__ = ["Positions", "TieBreak", "judged_positions"]
 
@@ -218,13 +219,7 @@ def _rank_in_runs(
     Members are ordered by key, then (optimistic / pessimistic policies) by label, then
     by doc id descending compared as strings -- trec_eval's ``strcmp`` rule ("9" > "10").
     """
-    docs = ties.doc_ids(members)
-    if isinstance(docs.dtype, pd.CategoricalDtype):  # only the members' categories
-        docs = pd.Series(docs.cat.categories.take(docs.cat.codes.to_numpy()))
-    if not isinstance(docs.dtype, pd.StringDtype):
-        docs = docs.astype(str)
-    doc_order, _ = pd.factorize(docs, sort=True)
-    sort_keys: list[np.ndarray] = [-doc_order]
+    sort_keys: list[np.ndarray] = [_descending_doc_order(ties.doc_ids(members))]
     if ties.policy in ("optimistic", "pessimistic") and ties.label is not None:
         label = np.where(np.isnan(ties.label[members]), -np.inf, ties.label[members])
         sort_keys.append(-label if ties.policy == "optimistic" else label)
@@ -240,6 +235,19 @@ def _rank_in_runs(
     by_row = np.argsort(members)
     at = by_row[np.searchsorted(members[by_row], judged)]
     return rank_in_run[at], tie_offset[at], tie_size[at]
+
+
+def _descending_doc_order(docs: pd.Series) -> np.ndarray:
+    """Sort keys putting the doc ids in descending byte order (ascending keys)."""
+    if isinstance(docs.dtype, pd.CategoricalDtype):  # only the members' categories
+        docs = pd.Series(docs.cat.categories.take(docs.cat.codes.to_numpy()))
+    if not isinstance(docs.dtype, pd.StringDtype):
+        docs = docs.astype(str)
+    keys = byte_order_keys(docs)
+    if keys is not None:  # short ids: one integer per id, in byte order
+        return ~keys
+    doc_order, _ = pd.factorize(docs, sort=True)
+    return -doc_order
 
 
 def _positions_in_given_order(

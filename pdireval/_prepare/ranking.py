@@ -59,9 +59,13 @@ class Prepared:
 
     def table(self, values: dict[str, np.ndarray]) -> pd.DataFrame:
         """The per-query result: one float64 column per label, rows under the query policy."""
-        table = pd.DataFrame(values, index=self.index, dtype=np.float64)
-        table.loc[self.blank] = np.nan
-        table = table.loc[self.keep]
+        if self.blank.any():
+            values = {label: np.where(self.blank, np.nan, v) for label, v in values.items()}
+        index = self.index
+        if not self.keep.all():
+            values = {label: np.asarray(v)[self.keep] for label, v in values.items()}
+            index = index[self.keep]
+        table = pd.DataFrame(values, index=index, dtype=np.float64)
         table.columns.name = "metric"
         return table
 
@@ -273,6 +277,8 @@ def _factorize_sorted(values: pd.Series) -> tuple[IntArray, pd.Index]:
     n = len(values)
     if n > 1:
         starts = np.flatnonzero(np.r_[True, adjacent_differs(values)])
+        if len(starts) == 1 and not pd.isna(values.iloc[0]):  # one id: nothing to hash
+            return np.zeros(n, dtype=np.int32), pd.Index(values.array[:1], dtype=values.dtype)
         if len(starts) * 8 <= n:
             block_codes, uniques = _factorize(take(values, starts))
             codes = np.repeat(_narrow(block_codes), np.diff(np.r_[starts, n]))

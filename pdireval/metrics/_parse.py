@@ -22,8 +22,20 @@ _GRAMMAR = re.compile(
 _SUFFIXED = re.compile(r"^(?P<base>.+?)[_.](?P<k>\d+(?:\.\d+)?)$")
 
 
+_SPELLINGS: dict[tuple[int, ...], dict[str, tuple[Family, dict[str, Any]]]] = {}
+
+
 def _names() -> dict[str, tuple[Family, dict[str, Any]]]:
     """Every accepted spelling (lower case) -> family and the parameters it presets."""
+    registered = tuple(map(id, REGISTRY.values()))  # user-defined families change the table
+    table = _SPELLINGS.get(registered)
+    if table is None:
+        _SPELLINGS.clear()
+        table = _SPELLINGS[registered] = _spellings()
+    return table
+
+
+def _spellings() -> dict[str, tuple[Family, dict[str, Any]]]:
     table: dict[str, tuple[Family, dict[str, Any]]] = {}
     for family in REGISTRY.values():
         for spelling in (family.name, *family.aliases):

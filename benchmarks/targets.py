@@ -1,0 +1,309 @@
+"""Performance targets: every id dtype and shape against the floor and pytrec_eval, in one run.
+
+Runs the cases of ``bench_scale.py`` that the targets need -- each case in a fresh process,
+medians of ``--repeat`` repetitions, the ratios taken between tools measured in this run --
+and prints a table of the targets, met or not, followed by every measurement.
+
+Targets (``pdireval`` = ``merge_qrels`` + ``evaluate`` with validation on, from two frames):
+
+* MS MARCO-like (7,000 x 1,000) and wide (100,000 x 100), every id dtype (``str``,
+  ``object``, ``category``, ``int``), run order and shuffled: at most 1.3x the floor
+  (``bench_scale.run_floor``, the same job written for speed and nothing else), at least 4x
+  faster than pytrec_eval, peak extra memory at most 1.3x the floor's;
+* TREC-DL-like (200 x 1,000, graded): at least 3x faster than pytrec_eval, every id dtype;
+* a given rank column costs no more than ranking by score (5% allowed for noise);
+* validation adds at most 15% to ``evaluate``;
+* the first call in a fresh process takes at most 1.3x a warm call;
+* ``evaluate`` on one query of 10 documents (labels merged) takes at most 0.5 ms, and 50
+  queries x 100 documents (``merge_qrels`` + ``evaluate``) are faster than pytrec_eval (its
+  dict build included).
+
+Examples
+--------
+Everything (about 30 minutes on two cores)::
+
+    python benchmarks/targets.py --json benchmarks/targets.json
+
+A smoke run at a tenth of the sizes (about two minutes; the ratios are not the targets')::
+
+    python benchmarks/targets.py --quick
+
+The same cases under another interpreter, e.g. a virtual environment with pandas 2.2::
+
+    python benchmarks/targets.py --python /path/to/venv/bin/python
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_core as core  # the benchmarks folder is not a package
+import bench_scale as scale
+
+ALL_IDS = ("str", "object", "category", "int")
+
+
+@dataclass(frozen=True)
+class Target:
+    """One target: what is compared, the goal, and the measured value.
+
+    Attributes
+    ----------
+    name : str
+        What the target asks for.
+    case : str
+        The case it was measured on.
+    value : float or None
+        The measured ratio or time (None when a measurement failed).
+    goal : str
+        The goal, e.g. ``"<= 1.30"``.
+    met : bool or None
+        Whether the goal is met (None when it could not be measured).
+    """
+
+    name: str
+    case: str
+    value: float | None
+    goal: str
+    met: bool | None
+
+
+def _median(records: dict, key: tuple) -> float | None:
+    record = records.get(key)
+    if record is None or record.get("status") != "ok":
+        return None
+    return float(record["median_seconds"])
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None or b == 0 else a / b
+
+
+def _check(name: str, case: str, value: float | None, op: str, bound: float) -> Target:
+    met = None if value is None else (value <= bound if op == "<=" else value >= bound)
+    return Target(name, case, value, f"{op} {bound:g}", met)
+
+
+def plan(args: argparse.Namespace) -> list[dict]:
+    """The cases to run, as ``bench_scale`` case dictionaries (plus ``warmup``, ``repeat``).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Command line.
+
+    Returns
+    -------
+    list of dict
+        Cases, in the order they run.
+    """
+    scale_down = 10 if args.quick else 1
+    cases = []
+
+    def add(workload: str, ids: str, order: str, tool: str, **extra: int) -> None:
+        queries, depth = scale.WORKLOADS[workload]
+        if workload in ("msmarco", "wide", "trec-dl"):
+            queries = max(10, queries // scale_down)
+        case = dict(workload=workload, queries=queries, depth=depth, ids=ids, order=order)
+        cases.append(case | {"tool": tool} | extra)
+
+    for workload in ("msmarco", "wide"):
+        for ids in args.ids:
+            for order in core.ORDERS:
+                for tool in ("floor", "pdireval", "pytrec_eval"):
+                    add(workload, ids, order, tool)
+    for ids in args.ids:
+        for order in core.ORDERS:
+            for tool in ("pdireval", "pytrec_eval"):
+                add("trec-dl", ids, order, tool)
+    for order in core.ORDERS:
+        add("msmarco", "str", order, "pdireval_rank")
+    for ids in ("str", "object"):
+        for tool in ("pdireval_evaluate", "pdireval_evaluate_trusted"):
+            add("msmarco", ids, "run-ordered", tool)
+    add("msmarco", "str", "run-ordered", "pdireval", warmup=0, repeat=max(args.repeat, 3))
+    for tool in ("pdireval", "pytrec_eval"):
+        add("small", "str", "run-ordered", tool, repeat=max(args.repeat, 51))
+    for tool in ("pdireval", "pdireval_evaluate", "pytrec_eval"):
+        add("tiny", "str", "run-ordered", tool, repeat=max(args.repeat, 201))
+    return cases
+
+
+def targets(records: list[dict], ids_list: list[str]) -> list[Target]:
+    """Evaluate the targets from the records of one run.
+
+    Parameters
+    ----------
+    records : list of dict
+        ``bench_scale`` records, with ``warmup`` set on the first-call case.
+    ids_list : list of str
+        The id dtypes measured.
+
+    Returns
+    -------
+    list of Target
+        One row per target and case.
+    """
+    warm = {
+        (r["workload"], r["ids"], r["order"], r["tool"]): r for r in records if "warmup" not in r
+    }
+    rows = []
+    for workload in ("msmarco", "wide"):
+        for ids in ids_list:
+            for order in core.ORDERS:
+                case = f"{workload}, {ids}, {order}"
+                pdi = _median(warm, (workload, ids, order, "pdireval"))
+                floor = _median(warm, (workload, ids, order, "floor"))
+                peer = _median(warm, (workload, ids, order, "pytrec_eval"))
+                rows.append(_check("time / floor", case, _ratio(pdi, floor), "<=", 1.3))
+                rows.append(_check("pytrec_eval / pdireval", case, _ratio(peer, pdi), ">=", 4))
+                mem = [warm.get((workload, ids, order, t)) for t in ("pdireval", "floor")]
+                ok = all(m is not None and m.get("status") == "ok" for m in mem)
+                extra = _ratio(
+                    mem[0]["peak_extra_mb"] if ok else None,  # type: ignore[index]
+                    max(1.0, mem[1]["peak_extra_mb"]) if ok else None,  # type: ignore[index]
+                )
+                rows.append(_check("peak memory / floor", case, extra, "<=", 1.3))
+    for ids in ids_list:
+        for order in core.ORDERS:
+            pdi = _median(warm, ("trec-dl", ids, order, "pdireval"))
+            peer = _median(warm, ("trec-dl", ids, order, "pytrec_eval"))
+            case = f"trec-dl, {ids}, {order}"
+            rows.append(_check("pytrec_eval / pdireval", case, _ratio(peer, pdi), ">=", 3))
+    for order in core.ORDERS:
+        given = _median(warm, ("msmarco", "str", order, "pdireval_rank"))
+        by_score = _median(warm, ("msmarco", "str", order, "pdireval"))
+        case = f"msmarco, str, {order}"
+        rows.append(_check("rank column / by score", case, _ratio(given, by_score), "<=", 1.05))
+    for ids in ("str", "object"):
+        on = _median(warm, ("msmarco", ids, "run-ordered", "pdireval_evaluate"))
+        off = _median(warm, ("msmarco", ids, "run-ordered", "pdireval_evaluate_trusted"))
+        case = f"msmarco, {ids}, evaluate only"
+        rows.append(_check("validate=True / False", case, _ratio(on, off), "<=", 1.15))
+    first = [r for r in records if "warmup" in r and r.get("status") == "ok"]
+    value = None
+    if first:
+        times = first[0]["times"]
+        value = _ratio(times[0], statistics.median(times[1:]))
+    rows.append(_check("first call / warm call", "msmarco, str, fresh process", value, "<=", 1.3))
+    tiny = _median(warm, ("tiny", "str", "run-ordered", "pdireval_evaluate"))
+    tiny_ms = None if tiny is None else tiny * 1e3
+    case = "evaluate, 6 measures, labels merged"
+    rows.append(_check("ms, one query of 10 docs", case, tiny_ms, "<=", 0.5))
+    pdi = _median(warm, ("small", "str", "run-ordered", "pdireval"))
+    peer = _median(warm, ("small", "str", "run-ordered", "pytrec_eval"))
+    rows.append(_check("pytrec_eval / pdireval", "50 x 100", _ratio(peer, pdi), ">=", 1))
+    return rows
+
+
+def render(rows: list[Target]) -> str:
+    """The Markdown table of the targets.
+
+    Parameters
+    ----------
+    rows : list of Target
+        Evaluated targets.
+
+    Returns
+    -------
+    str
+        Markdown.
+    """
+    lines = ["| target | case | measured | goal | met |", "| --- | --- | ---: | --- | --- |"]
+    for t in rows:
+        value = "failed" if t.value is None else f"{t.value:.2f}"
+        met = {True: "met", False: "**not met**", None: "n/a"}[t.met]
+        lines.append(f"| {t.name} | {t.case} | {value} | {t.goal} | {met} |")
+    met = sum(t.met is True for t in rows)
+    lines.append(f"\n{met} of {len(rows)} targets met.")
+    return "\n".join(lines)
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Parse the command line.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Arguments (defaults to ``sys.argv[1:]``).
+
+    Returns
+    -------
+    argparse.Namespace
+        Parsed arguments.
+    """
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--ids", default=",".join(ALL_IDS), help="comma-separated id dtypes")
+    parser.add_argument("--repeat", type=int, default=5, help="timed repetitions per case")
+    parser.add_argument("--quick", action="store_true", help="a tenth of the sizes (smoke run)")
+    parser.add_argument("--python", default=sys.executable, help="interpreter of the workers")
+    parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--timeout", type=float, default=1200.0, help="seconds per case")
+    parser.add_argument("--json", metavar="PATH", help="also write targets and records as JSON")
+    args = parser.parse_args(argv)
+    args.ids = core._split(args.ids, ALL_IDS, "--ids")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the cases, print the targets table and the measurements.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Command-line arguments.
+
+    Returns
+    -------
+    int
+        Exit status (0 also when targets are not met: this measures, it does not gate).
+    """
+    args = parse_args(argv)
+    records = []
+    with tempfile.TemporaryDirectory(prefix="pdireval-targets-") as tmp:
+        for number, case in enumerate(plan(args)):
+            settings = argparse.Namespace(
+                seed=args.seed,
+                repeat=case.pop("repeat", args.repeat),
+                slow_threshold=60.0,
+                warmup_queries=case.get("warmup", 50),
+                timeout=args.timeout,
+                python=args.python,
+            )
+            label = " ".join(str(v) for k, v in case.items() if k != "warmup")
+            print(f"[targets] {label} ...", file=sys.stderr, flush=True)
+            out = Path(tmp) / f"{number}.parquet"
+            work = {k: v for k, v in case.items() if k != "warmup"}
+            record = scale.spawn(work, settings, out)
+            if "warmup" in case:
+                record["warmup"] = case["warmup"]
+            med = record.get("median_seconds")
+            done = f"{med:.4f} s" if med is not None else record.get("error")
+            print(f"[targets]   {record.get('status')} {done}", file=sys.stderr, flush=True)
+            records.append(record)
+        scale.agreement_flags([r for r in records if "warmup" not in r])
+    rows = targets(records, args.ids)
+    print(render(rows))
+    print()
+    print(scale.table([r for r in records if "warmup" not in r]))
+    if args.json:
+        clean = [{k: v for k, v in r.items() if k != "result_path"} for r in records]
+        payload = {
+            "environment": core.environment(),
+            "targets": [t.__dict__ for t in rows],
+            "results": clean,
+        }
+        Path(args.json).write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
