@@ -94,3 +94,18 @@ def test_byte_order_keys_leave_long_missing_and_non_string_ids_to_the_caller() -
     assert _keys.byte_order_keys(pd.Series(["é" * 4])) is None  # 4 characters, 8 bytes
     assert _keys.byte_order_keys(pd.Series(["a", None], dtype=object)) is None
     assert _keys.byte_order_keys(pd.Series([1, 2])) is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(0, 2**64 - 1), min_size=64, max_size=300),
+    st.lists(st.integers(0, 2**64 - 1), min_size=1024, max_size=1500),
+    st.integers(0, 50),
+)
+def test_search_scattered_finds_what_searchsorted_finds(haystack, needles, repeats) -> None:
+    ordered = np.sort(np.array(haystack, dtype=np.uint64))
+    values = np.array(needles, dtype=np.uint64)
+    values[:repeats] = ordered[:repeats]  # some values present, some more than once
+    left, right = _keys.search_scattered(ordered, values, ("left", "right"))
+    np.testing.assert_array_equal(left, np.searchsorted(ordered, values, "left"))
+    np.testing.assert_array_equal(right, np.searchsorted(ordered, values, "right"))

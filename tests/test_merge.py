@@ -242,3 +242,28 @@ def test_merge_record_is_read_only_shared_by_derived_frames_and_pickles() -> Non
     restored = pickle.loads(pickle.dumps(merged))
     assert dict(restored.attrs["pdireval"]) == dict(record)
     assert pdireval.evaluate(restored, "AP").equals(pdireval.evaluate(merged, "AP"))
+
+
+@pytest.mark.parametrize("dtype", ["str", "int64", "category"])
+def test_a_merged_frame_is_checked_for_duplicates_once_unless_it_changed(
+    dtype: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pdireval._prepare import ranking
+
+    run = pd.DataFrame({"query": [1, 1, 2], "doc": [10, 11, 10], "score": [2.0, 1.0, 1.0]})
+    qrels = pd.DataFrame({"query": [1, 2], "doc": [10, 10], "rel": [1, 1]})
+    run, qrels = run.astype({"query": dtype, "doc": dtype}), qrels.astype({"query": dtype})
+    qrels = qrels.astype({"doc": dtype})
+    merged = pdireval.merge_qrels(run, qrels)
+    calls = []
+    check = ranking.check_unique_docs
+    monkeypatch.setattr(
+        ranking, "check_unique_docs", lambda *a, **k: calls.append(1) or check(*a, **k)
+    )
+    pdireval.evaluate(merged, "AP")
+    assert calls == []  # merge_qrels checked these very ids
+    changed = merged.copy()
+    changed.loc[1, "doc"] = changed.loc[0, "doc"]  # in place: query 1 now retrieves one doc twice
+    with pytest.raises(pdireval.SchemaError, match=r"more than once|duplicate"):
+        pdireval.evaluate(changed, "AP")
+    assert calls == [1]

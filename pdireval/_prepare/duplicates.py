@@ -141,12 +141,14 @@ def _has_repeat(keys: np.ndarray) -> bool:
 
 
 def fingerprint(frame: pd.DataFrame, columns: ResolvedColumns) -> tuple[Any, ...] | None:
-    """Where the run, query and doc ids of ``frame`` live, when that pins down their values.
+    """What pins down the run, query and doc ids of ``frame``: equal fingerprints, same ids.
 
     Arrow buffers never change once written, so two frames whose id columns are the
     same chunks of the same buffers hold the same ids in the same rows: a duplicate
     check done on one holds for the other. A few bytes of each buffer are included in
-    case memory was freed and reused. None for ids in mutable (numpy) storage.
+    case memory was freed and reused. Integer ids and categorical codes live in numpy
+    arrays, which can change in place: their fingerprint is a digest of the values,
+    one pass over them (a duplicate check costs several). None for other storage.
     """
     parts: list[Any] = [len(frame)]
     for role in ("run", "query", "doc"):
@@ -154,9 +156,14 @@ def fingerprint(frame: pd.DataFrame, columns: ResolvedColumns) -> tuple[Any, ...
         if name is None:
             parts.append(None)
             continue
-        chunked = getattr(frame[name].array, "_pa_array", None)
+        ids = frame[name]
+        chunked = getattr(ids.array, "_pa_array", None)
         if chunked is None:
-            return None
+            digest = _numpy_digest(ids)
+            if digest is None:
+                return None
+            parts.append((role, name, digest))
+            continue
         layout = []
         for chunk in chunked.chunks:
             buffers = tuple(
@@ -167,3 +174,47 @@ def fingerprint(frame: pd.DataFrame, columns: ResolvedColumns) -> tuple[Any, ...
             layout.append((chunk.offset, len(chunk), buffers))
         parts.append((role, name, tuple(layout)))
     return tuple(parts)
+
+
+def _numpy_digest(ids: pd.Series) -> tuple[Any, ...] | None:
+    """A digest of integer ids or categorical codes (and their categories); else None."""
+    if isinstance(ids.dtype, pd.CategoricalDtype):
+        categories = ids.cat.categories  # an immutable Index: named by identity and ends
+        ends = (categories[:2].tolist(), categories[-2:].tolist())
+        head = ("category", id(categories), len(categories), ends, ids.cat.ordered)
+        return (*head, _digest(ids.cat.codes.to_numpy()))
+    if isinstance(ids.dtype, np.dtype) and ids.dtype.kind in "iu":
+        return (str(ids.dtype), _digest(ids.to_numpy()))
+    return None
+
+
+def _digest(values: np.ndarray) -> int:
+    """A 64-bit digest of integer ``values`` that depends on every value and its row.
+
+    Each value is mixed (multiply, xor-shift) and weighted by a per-row odd factor, a
+    window of rows at a time; windows are chained. Not cryptographic: it tells a frame
+    changed in place from the one that was checked.
+    """
+    digest = len(values)
+    weights = _row_weights()
+    for begin in range(0, len(values), _WINDOW):
+        piece = values[begin : begin + _WINDOW].astype(np.uint64)
+        piece *= _MIX
+        piece ^= piece >> np.uint64(31)
+        piece *= weights[: len(piece)]
+        digest = (digest * _CHAIN + int(piece.sum(dtype=np.uint64))) & _MASK
+    return digest
+
+
+_CHAIN = 0x9E3779B97F4A7C15
+_MASK = (1 << 64) - 1
+_WEIGHTS: list[np.ndarray] = []
+
+
+def _row_weights() -> np.ndarray:
+    """Odd, distinct-looking factors for the rows of a window (computed once)."""
+    if not _WEIGHTS:
+        rows = np.arange(_WINDOW, dtype=np.uint64) * np.uint64(_CHAIN)
+        rows ^= rows >> np.uint64(29)
+        _WEIGHTS.append(rows | np.uint64(1))
+    return _WEIGHTS[0]

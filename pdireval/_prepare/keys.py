@@ -24,7 +24,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["arrow_strings", "byte_order_keys", "id_keys", "spread", "string_dtype"]
+__all__ = [
+    "arrow_strings",
+    "byte_order_keys",
+    "id_keys",
+    "search_scattered",
+    "spread",
+    "string_dtype",
+]
 
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 _BLOCK = 1 << 14  # strings hashed per step: the temporaries stay in the CPU cache
@@ -259,3 +266,24 @@ def byte_order_keys(ids: pd.Series) -> np.ndarray | None:
         data[: len(data) - 8] = np.frombuffer(data_buffer, np.uint8)[offsets[0] : offsets[-1]]
     first = _word(_word_view(data), offsets[:-1] - offsets[0], length.copy())
     return first.byteswap() | length.astype(np.uint64)
+
+
+def search_scattered(
+    ordered: np.ndarray, values: np.ndarray, sides: tuple[str, ...] = ("left",)
+) -> list[np.ndarray]:
+    """``np.searchsorted(ordered, values, side)`` for each of ``sides``, values in any order.
+
+    Many values scattered over a large array are searched in sorted order and put back:
+    each search then starts where the previous one ended, in memory already read
+    (about three times faster for tens of thousands of values, sort included).
+    """
+    if len(values) < 1024 or len(ordered) < 64:
+        return [np.searchsorted(ordered, values, side) for side in sides]  # type: ignore[call-overload]
+    order = np.argsort(values)
+    in_order = values[order]
+    found = []
+    for side in sides:
+        at = np.empty(len(values), dtype=np.intp)
+        at[order] = np.searchsorted(ordered, in_order, side)  # type: ignore[call-overload]
+        found.append(at)
+    return found

@@ -21,7 +21,7 @@ from pdireval._prepare.columns import (
     as_column_map,
 )
 from pdireval._prepare.duplicates import fingerprint
-from pdireval._prepare.keys import arrow_strings, id_keys, spread
+from pdireval._prepare.keys import arrow_strings, id_keys, search_scattered, spread
 from pdireval._prepare.ranking import check_no_nulls_in, check_unique_docs, labels_of
 from pdireval._prepare.take import take
 
@@ -510,7 +510,7 @@ def _join_on_keys(
     """Pairs (left row, right row) whose keys are equal; right keys are unique."""
     if not len(order):
         return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
-    at = np.minimum(np.searchsorted(sorted_keys, left_keys), len(order) - 1)
+    at = np.minimum(search_scattered(sorted_keys, left_keys)[0], len(order) - 1)
     rows = np.flatnonzero(sorted_keys[at] == left_keys)
     return rows, order[at[rows]]
 

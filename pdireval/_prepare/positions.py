@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval._errors import SchemaError
-from pdireval._prepare.keys import byte_order_keys
+from pdireval._prepare.keys import byte_order_keys, search_scattered
 
 __all__ = ["Positions", "TieBreak", "judged_positions"]
 
@@ -135,15 +135,14 @@ def judged_positions(
     mine = ordered[judged]
     ordered.sort()  # in place: the packed keys of other rows are rebuilt only where needed
     group_start = np.r_[0, np.cumsum(num_ret[:-1])].astype(np.int64) if n_groups else num_ret
-    first = np.searchsorted(ordered, mine, side="left")
-    last = np.searchsorted(ordered, mine, side="right")
+    first, last = search_scattered(ordered, mine, ("left", "right"))
     position = first - group_start[group[judged]] + 1
     shared = last - first > 1
     repeated = np.zeros(0, dtype=np.int64)
     if by_rank:
         if len(ordered) > 1 and np.any(ordered[1:] == ordered[:-1]):
             twice = np.unique(ordered[1:][ordered[1:] == ordered[:-1]])
-            repeated = _rows_with(group, key, by_rank, twice, n_groups)
+            repeated = _rows_with(group, key, by_rank, twice, n_groups)[0]
         return _untied(num_ret, position, repeated)
     result = _untied(num_ret, position, repeated)
     if shared.any():
@@ -157,16 +156,18 @@ def judged_positions(
 
 def _rows_with(
     group: np.ndarray, key: np.ndarray, by_rank: bool, values: np.ndarray, n_groups: int
-) -> np.ndarray:
-    """Rows whose packed key is one of the sorted ``values``; scans only their groups."""
+) -> tuple[np.ndarray, np.ndarray]:
+    """Rows whose packed key is one of the sorted ``values`` (scanning only their groups),
+    and which of the ``values`` each has.
+    """
     shift = _group_shift(n_groups)
     in_groups = np.zeros(n_groups, dtype=bool)
     in_groups[(values >> shift).astype(np.int64)] = True
     candidates = np.flatnonzero(in_groups[group])
     packed = _packed_keys(group[candidates], key[candidates], n_groups, by_rank)
-    where = np.searchsorted(values, packed)
-    hit = values[np.minimum(where, len(values) - 1)] == packed
-    return candidates[hit]
+    where = np.minimum(search_scattered(values, packed)[0], len(values) - 1)
+    hit = values[where] == packed
+    return candidates[hit], where[hit]
 
 
 def _with_runs(
@@ -199,10 +200,7 @@ def _positions_in_runs(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Places of judged rows inside runs of equal packed keys (score ties)."""
     values = np.unique(judged_packed)
-    members = _rows_with(group, key, False, values, n_groups)
-    member_run = np.searchsorted(
-        values, _packed_keys(group[members], key[members], n_groups, False)
-    )
+    members, member_run = _rows_with(group, key, False, values, n_groups)
     return _rank_in_runs(members, member_run, key, judged, ties)
 
 
@@ -223,7 +221,14 @@ def _rank_in_runs(
     if ties.policy in ("optimistic", "pessimistic") and ties.label is not None:
         label = np.where(np.isnan(ties.label[members]), -np.inf, ties.label[members])
         sort_keys.append(-label if ties.policy == "optimistic" else label)
-    order = np.lexsort((*sort_keys, key[members], member_run))
+    order = _order_in_runs(sort_keys, key[members], member_run)
+    inverse = np.empty_like(order)
+    inverse[order] = np.arange(len(order))
+    if len(members) < 2 or bool(np.all(members[1:] > members[:-1])):
+        at = inverse[np.searchsorted(members, judged)]
+    else:
+        by_row = np.argsort(members)
+        at = inverse[by_row[np.searchsorted(members[by_row], judged)]]
     members, member_run, member_key = members[order], member_run[order], key[members[order]]
     run_start = np.searchsorted(member_run, np.arange(int(member_run.max()) + 1))
     rank_in_run = np.arange(len(members)) - run_start[member_run]
@@ -232,9 +237,31 @@ def _rank_in_runs(
     tie_id = np.cumsum(new_tie) - 1
     tie_offset = np.flatnonzero(new_tie)[tie_id] - run_start[member_run]
     tie_size = np.bincount(tie_id)[tie_id]
-    by_row = np.argsort(members)
-    at = by_row[np.searchsorted(members[by_row], judged)]
     return rank_in_run[at], tie_offset[at], tie_size[at]
+
+
+def _order_in_runs(
+    sort_keys: list[np.ndarray], member_key: np.ndarray, member_run: np.ndarray
+) -> np.ndarray:
+    """The permutation sorting members by (run, key, *reversed(sort_keys)).
+
+    When members come grouped by run with one key per run (runs of equal scores found
+    in rank order) and only the doc order decides, one integer sort does it: the run
+    and the doc's rank among all members packed together. Otherwise a lexsort.
+    """
+    n = len(member_run)
+    if n > 1 and len(sort_keys) == 1:
+        step = member_run[1:] != member_run[:-1]
+        grouped = bool(np.all(member_run[1:] >= member_run[:-1])) and bool(
+            np.all(step | (member_key[1:] == member_key[:-1]))
+        )
+        if grouped:
+            _, doc_rank = np.unique(sort_keys[0], return_inverse=True)
+            span = int(doc_rank.max()) + 1
+            if (int(member_run[-1]) + 1) * span < 2**62:
+                packed = member_run.astype(np.int64) * span + doc_rank.reshape(-1)
+                return np.argsort(packed, kind="stable")
+    return np.lexsort((*sort_keys, member_key, member_run))
 
 
 def _descending_doc_order(docs: pd.Series) -> np.ndarray:

@@ -137,7 +137,7 @@ def prepare(frame: pd.DataFrame, columns: ResolvedColumns, options: Evaluation) 
         tie_first = tie_first[within]
         tie_size = np.minimum(tie_first + tie_size[within] - 1, max_rank) - tie_first + 1
     judged_ret_group = ret_group[judged_ret]
-    in_rank_order = np.lexsort((position, judged_ret_group))
+    in_rank_order = _rank_order(judged_ret_group, position)
     known_flag = None if columns.known is None else known_flags(frame, columns.known)
     judged_rows = np.flatnonzero(judged)
     ranked = Ranked(
@@ -167,6 +167,21 @@ def prepare(frame: pd.DataFrame, columns: ResolvedColumns, options: Evaluation) 
     keep, blank = _query_policy(ranked, has_retrieved, options.queries)
     average = options.ties == "average" and columns.rank is None
     return Prepared(ranked=ranked, index=index, keep=keep, blank=blank, average=average)
+
+
+def _rank_order(group: np.ndarray, position: np.ndarray) -> np.ndarray:
+    """The permutation sorting rows by (group, position): none when they already are."""
+    n = len(group)
+    if n < 2:
+        return np.arange(n)
+    span = int(position.max()) + 1
+    if (int(group.max()) + 1) * span >= 2**62:
+        return np.lexsort((position, group))
+    packed = group.astype(np.int64) * span
+    packed += position.astype(np.int64)
+    if bool(np.all(packed[1:] >= packed[:-1])):
+        return np.arange(n)
+    return np.argsort(packed, kind="stable")
 
 
 def positions(frame: pd.DataFrame, columns: ResolvedColumns) -> tuple[FloatArray, IntArray]:
