@@ -571,7 +571,8 @@ def with_rank(run: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        ``query``, ``doc`` and ``rank`` in the same row order.
+        ``query``, ``doc`` and ``rank``: rows grouped by query come in rank order, as in a
+        run file (score ties put in trec_eval's order); scattered rows keep their order.
     """
     order = pd.DataFrame(
         {"q": run["query"].astype(str), "s": run["score"], "d": run["doc"].astype(str)}
@@ -579,7 +580,11 @@ def with_rank(run: pd.DataFrame) -> pd.DataFrame:
     rank = order.groupby("q", sort=False).cumcount().to_numpy() + 1
     ranks = np.empty(len(run), dtype=np.int64)
     ranks[order.index.to_numpy()] = rank
-    return run[["query", "doc"]].assign(rank=ranks)
+    ranked = run[["query", "doc"]].assign(rank=ranks)
+    blocks = pd.factorize(run["query"])[0]
+    if len(blocks) and bool(np.all(blocks[1:] >= blocks[:-1])):  # grouped: as a run file is
+        ranked = ranked.iloc[np.lexsort((ranks, blocks))].reset_index(drop=True)
+    return ranked
 
 
 # --------------------------------------------------------------------------------------------

@@ -272,16 +272,15 @@ def _stacked(
             if isinstance(column.dtype, pd.CategoricalDtype):
                 columns[name] = _extend_categorical(column.array, added[name])
             else:
-                extra = pd.Series(added[name])
-                if extra.dtype != column.dtype and column.dtype != object:
-                    extra = extra.astype(column.dtype)
-                columns[name] = pd.concat([column, extra], ignore_index=True)
+                columns[name] = _appended(column, added[name])
         elif name == rank_name and pd.api.types.is_integer_dtype(column.dtype):
             values = np.zeros(n_run + n_added, dtype=np.int64)
             values[:n_run] = column.to_numpy(dtype=np.int64, na_value=0)
             missing = np.ones(n_run + n_added, dtype=bool)
             missing[:n_run] = column.isna().to_numpy()
             columns[name] = pd.arrays.IntegerArray(values, missing)
+        elif column.dtype.kind == "f" and isinstance(column.dtype, np.dtype):  # e.g. scores
+            columns[name] = np.concatenate([column.to_numpy(), np.full(n_added, np.nan)])
         else:  # missing in the added rows, with pandas' usual promotion (int -> float)
             filled = np.r_[np.arange(n_run), np.full(n_added, -1)]
             extension = isinstance(column.dtype, pd.api.extensions.ExtensionDtype)
@@ -289,6 +288,17 @@ def _stacked(
             columns[name] = pd.api.extensions.take(values, filled, allow_fill=True)
     columns.update(appended)
     return pd.DataFrame(columns, index=pd.RangeIndex(n_run + n_added), copy=False)
+
+
+def _appended(column: pd.Series, extra: Any) -> Any:
+    """The values of ``column`` followed by the ids ``extra``, in the column's dtype."""
+    values = column.array
+    if isinstance(extra, pd.api.extensions.ExtensionArray) and extra.dtype == column.dtype:
+        return type(values)._concat_same_type([values, extra])  # no Series on the way
+    added = pd.Series(extra)
+    if added.dtype != column.dtype and column.dtype != object:
+        added = added.astype(column.dtype)
+    return pd.concat([column, added], ignore_index=True).array
 
 
 @dataclass(frozen=True)
@@ -299,7 +309,12 @@ class Overlap:
     qrels: int
     both: int
     run_only: list[Any]  # up to _SHOWN run query ids without any judgment
-    qrels_examples: list[Any]  # up to _SHOWN qrels query ids
+    qrels_query: pd.Series  # the qrels' query ids
+    qrels_rows: np.ndarray  # a row of each block of equal qrels query ids
+
+    def qrels_examples(self) -> list[Any]:
+        """Up to ``_SHOWN`` query ids of the qrels (for messages only)."""
+        return take(self.qrels_query, self.qrels_rows[:_SHOWN]).tolist()
 
     def summary(self) -> dict[str, Any]:
         """The counts and the run-only examples, as recorded on a merged frame."""
@@ -321,12 +336,14 @@ def _query_overlap(run_query: pd.Series, blocks: Blocks, qrels_query: pd.Series)
     first_rows = blocks.firsts[codes > seen_before]  # each distinct query's first row
     found = qrels_ids.get_indexer(pd.Index(distinct))
     both = int(np.count_nonzero(found >= 0))
+    unjudged = first_rows[found < 0][:_SHOWN]
     return Overlap(
         run=len(distinct),
         qrels=len(qrels_ids),
         both=both,
-        run_only=take(run_query, first_rows[found < 0][:_SHOWN]).tolist(),
-        qrels_examples=take(qrels_query, qrels_rows[:_SHOWN]).tolist(),
+        run_only=take(run_query, unjudged).tolist() if len(unjudged) else [],
+        qrels_query=qrels_query,
+        qrels_rows=qrels_rows,
     )
 
 
@@ -343,7 +360,7 @@ def _refuse_no_overlap(
         msg = (
             f"none of the run's queries is in the qrels (the run has {run_queries}, the "
             f"qrels {judged}): run query ids e.g. {overlap.run_only[:3]}, qrels query ids e.g. "
-            f"{overlap.qrels_examples[:3]}; both must use the same ids (check the columns "
+            f"{overlap.qrels_examples()[:3]}; both must use the same ids (check the columns "
             "used as query ids, and leading zeros, prefixes or the dtype)"
         )
         raise SchemaError(msg)
