@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -672,9 +673,12 @@ def spawn(case: dict, args: argparse.Namespace, out: Path) -> dict:
     for name in ("seed", "repeat", "slow_threshold", "warmup_queries"):
         command += [f"--{name.replace('_', '-')}", str(getattr(args, name))]
     command += ["--out", str(out)]
+    env = dict(os.environ)
+    if case.get("arrow_pool"):  # e.g. "system": see targets.py on measuring memory
+        env["ARROW_DEFAULT_MEMORY_POOL"] = case["arrow_pool"]
     try:
         proc = subprocess.run(
-            command, capture_output=True, text=True, timeout=args.timeout, check=False
+            command, capture_output=True, text=True, timeout=args.timeout, check=False, env=env
         )
     except subprocess.TimeoutExpired:
         return case | {"status": "error", "error": "timeout"}
