@@ -19,6 +19,7 @@ its qrels can be compared.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
@@ -27,6 +28,7 @@ import pandas as pd
 __all__ = [
     "arrow_strings",
     "byte_order_keys",
+    "category_keys",
     "id_keys",
     "search_scattered",
     "spread",
@@ -64,10 +66,10 @@ def id_keys(ids: pd.Series) -> np.ndarray | None:
     if not len(ids):
         return np.zeros(0, dtype=np.uint64)
     if isinstance(dtype, pd.CategoricalDtype):
-        category_keys = id_keys(pd.Series(dtype.categories))
-        if category_keys is None:
+        keys = category_keys(dtype.categories)
+        if keys is None:
             return None
-        return category_keys[ids.cat.codes.to_numpy()]
+        return keys[ids.cat.codes.to_numpy()]
     if pd.api.types.is_integer_dtype(dtype):
         return ids.to_numpy(dtype=np.int64, copy=True).view(np.uint64)  # callers may modify
     chunked = getattr(ids.array, "_pa_array", None)
@@ -76,6 +78,24 @@ def id_keys(ids: pd.Series) -> np.ndarray | None:
         if chunked is None:
             return None
     return _string_keys(chunked)
+
+
+_CATEGORY_KEYS: list[tuple[weakref.ref[pd.Index], np.ndarray | None]] = []
+
+
+def category_keys(categories: pd.Index) -> np.ndarray | None:
+    """Keys of categories, kept for the last four categories seen (never handed out).
+
+    One call meets the same categories several times -- the run's column, slices of
+    it, the merged column -- and millions of categories cost as much to hash as the
+    rows; an Index never changes, so its keys hold while it lives.
+    """
+    for known, keys in _CATEGORY_KEYS:
+        if known() is categories:
+            return keys
+    keys = id_keys(pd.Series(categories))
+    _CATEGORY_KEYS[:] = [(weakref.ref(categories), keys), *_CATEGORY_KEYS[:3]]
+    return keys
 
 
 def spread(keys: np.ndarray, bits: int) -> np.ndarray:

@@ -21,7 +21,13 @@ from pdireval._prepare.columns import (
     as_column_map,
 )
 from pdireval._prepare.duplicates import fingerprint
-from pdireval._prepare.keys import arrow_strings, id_keys, search_scattered, spread
+from pdireval._prepare.keys import (
+    arrow_strings,
+    category_keys,
+    id_keys,
+    search_scattered,
+    spread,
+)
 from pdireval._prepare.ranking import check_no_nulls_in, check_unique_docs, labels_of
 from pdireval._prepare.take import take
 
@@ -607,24 +613,26 @@ def _extend_categorical(column: pd.Categorical, extra: object) -> pd.Categorical
 
     Values of ``extra`` that are not yet categories are appended as new categories.
     """
-    categories = column.categories
+    categories = _known_distinct(column.categories)
     extra = pd.Series(extra)
-    codes = _positions_in(pd.Series(categories), extra)
+    codes = _positions_in(pd.Series(categories), extra, category_keys(categories))
     new = codes < 0
     dtype = column.dtype
     if new.any():
         added, new_codes = _unique_in_order(extra[new])
         codes[new] = len(categories) + new_codes
         combined = added if len(categories) == 0 else categories.append(added)
-        dtype = _categorical_dtype(combined, bool(column.ordered))
+        dtype = _categorical_dtype(_known_distinct(combined), bool(column.ordered))
     codes = np.concatenate([column.codes, codes.astype(column.codes.dtype, copy=False)])
     return pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
 
 
-def _positions_in(haystack: pd.Series, needles: pd.Series) -> np.ndarray:
-    """Position of each needle in ``haystack`` (distinct values), -1 when absent."""
+def _positions_in(
+    haystack: pd.Series, needles: pd.Series, haystack_keys: np.ndarray | None
+) -> np.ndarray:
+    """Position of each needle in ``haystack`` (distinct values, their keys), -1 when absent."""
     position = np.full(len(needles), -1, dtype=np.int64)
-    haystack_keys, needle_keys = id_keys(haystack), id_keys(needles)
+    needle_keys = id_keys(needles)
     if haystack_keys is None or needle_keys is None:
         found = pd.Index(haystack).get_indexer(_as_python_objects(needles))
         return found.astype(np.int64)
@@ -656,6 +664,20 @@ def _unique_in_order(values: pd.Series) -> tuple[pd.Index, np.ndarray]:
     if converted is not None:
         return pd.Index(np.asarray(uniques, dtype=object), dtype=values.dtype), codes
     return pd.Index(uniques), codes
+
+
+def _known_distinct(categories: pd.Index) -> pd.Index:
+    """``categories``, marked as known to be distinct and without missing values.
+
+    pandas 2 checks both again, with a hash table of every category, whenever a
+    categorical is built from codes, even with ``validate=False``; the marks are the
+    answers it caches (pandas internals: without them it checks, slowly but right).
+    """
+    cache = getattr(categories, "_cache", None)
+    if isinstance(cache, dict):
+        cache.setdefault("is_unique", True)
+        cache.setdefault("hasnans", False)
+    return categories
 
 
 def _categorical_dtype(categories: pd.Index, ordered: bool) -> pd.CategoricalDtype:
