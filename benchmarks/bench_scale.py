@@ -804,6 +804,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--warmup-queries", type=int, default=50)
     parser.add_argument("--timeout", type=float, default=1200.0, help="seconds per case")
     parser.add_argument("--json", metavar="PATH", help="also write the records as JSON")
+    parser.add_argument("--python", default=sys.executable, help="interpreter of the workers")
     parser.add_argument("--case", help=argparse.SUPPRESS)  # worker: one case as JSON
     parser.add_argument("--out", help=argparse.SUPPRESS)
     return parser.parse_args(argv)
