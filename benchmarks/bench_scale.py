@@ -30,6 +30,7 @@ Linearity check on the 100k x 100 shape (1M, 3M, 10M rows)::
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import json
 import os
@@ -469,7 +470,9 @@ def run_floor(run: pd.DataFrame, qrels: pd.DataFrame) -> pd.DataFrame:
     return _kernels(codes, uniques, run["score"].to_numpy(), rel, q_codes, qrels["rel"].to_numpy())
 
 
-def run_pdireval_evaluate(frame: pd.DataFrame, qrels: pd.DataFrame) -> pd.DataFrame:
+def run_pdireval_evaluate(
+    frame: pd.DataFrame, qrels: pd.DataFrame, *, validate: bool = True
+) -> pd.DataFrame:
     """``pdireval.evaluate`` alone, on a frame already merged by ``merge_qrels``.
 
     Parameters
@@ -478,6 +481,8 @@ def run_pdireval_evaluate(frame: pd.DataFrame, qrels: pd.DataFrame) -> pd.DataFr
         Output of ``pdireval.merge_qrels(run, qrels)`` (built outside the timer).
     qrels : pandas.DataFrame
         Unused.
+    validate : bool, default True
+        Passed to ``evaluate`` (``pdireval_evaluate_trusted`` turns it off).
 
     Returns
     -------
@@ -486,51 +491,15 @@ def run_pdireval_evaluate(frame: pd.DataFrame, qrels: pd.DataFrame) -> pd.DataFr
     """
     import pdireval
 
-    return pdireval.evaluate(frame, list(LABELS))
-
-
-def run_pdireval_evaluate_trusted(frame: pd.DataFrame, qrels: pd.DataFrame) -> pd.DataFrame:
-    """``pdireval.evaluate(..., validate=False)`` on a frame already merged by ``merge_qrels``.
-
-    Parameters
-    ----------
-    frame : pandas.DataFrame
-        Output of ``pdireval.merge_qrels(run, qrels)`` (built outside the timer).
-    qrels : pandas.DataFrame
-        Unused.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Per-query metrics.
-    """
-    import pdireval
-
-    return pdireval.evaluate(frame, list(LABELS), validate=False)
-
-
-def run_pdireval(run: pd.DataFrame, qrels: pd.DataFrame) -> pd.DataFrame:
-    """``merge_qrels`` then ``evaluate``, as bench_core's runner (the frame may carry a rank).
-
-    Parameters
-    ----------
-    run, qrels : pandas.DataFrame
-        Benchmark inputs.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Per-query metrics.
-    """
-    return core.run_pdireval(run, qrels)
+    return pdireval.evaluate(frame, list(LABELS), validate=validate)
 
 
 RUNNERS = dict(core.RUNNERS) | {
     "pdireval_evaluate": run_pdireval_evaluate,
     "numpy_lb": run_numpy_lb,
     "floor": run_floor,
-    "pdireval_evaluate_trusted": run_pdireval_evaluate_trusted,
-    "pdireval_rank": run_pdireval,
+    "pdireval_evaluate_trusted": functools.partial(run_pdireval_evaluate, validate=False),
+    "pdireval_rank": core.run_pdireval,  # on the run given as a rank column (prepare)
 }
 
 

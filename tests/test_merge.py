@@ -267,3 +267,13 @@ def test_a_merged_frame_is_checked_for_duplicates_once_unless_it_changed(
     with pytest.raises(pdireval.SchemaError, match=r"more than once|duplicate"):
         pdireval.evaluate(changed, "AP")
     assert calls == [1]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_judged_rows_the_run_missed_get_missing_scores_in_the_run_dtype(dtype: str) -> None:
+    run = pd.DataFrame({"query": ["q", "q"], "doc": ["a", "b"], "score": [2.0, 1.0]})
+    run = run.astype({"score": dtype})
+    qrels = pd.DataFrame({"query": ["q", "q"], "doc": ["a", "c"], "rel": [1, 1]})
+    merged = pdireval.merge_qrels(run, qrels)
+    assert merged["score"].dtype == np.dtype(dtype)
+    assert merged["score"].isna().tolist() == [False, False, True]

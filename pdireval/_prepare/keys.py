@@ -186,17 +186,24 @@ def _string_keys(chunked: Any) -> np.ndarray | None:
         return None
     if chunked.null_count:  # a missing id has no bytes to hash
         return None
-    offset_type = np.int64 if pa.types.is_large_string(chunked.type) else np.int32
     keys = np.empty(len(chunked), dtype=np.uint64)
     done = 0
     for array in chunked.chunks:
-        _, offset_buffer, data_buffer = array.buffers()
-        offsets = np.frombuffer(offset_buffer, dtype=offset_type)
-        offsets = offsets[array.offset : array.offset + len(array) + 1].astype(np.int64, copy=False)
-        data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer else np.zeros(0, np.uint8)
-        _hash_strings(offsets, data, keys[done : done + len(array)])
+        _hash_strings(*_string_buffers(array), keys[done : done + len(array)])
         done += len(array)
     return keys
+
+
+def _string_buffers(array: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The int64 offsets (one past each string) and the bytes of an Arrow string array."""
+    import pyarrow as pa  # present: the caller holds Arrow data
+
+    _, offset_buffer, data_buffer = array.buffers()
+    offset_type = np.int64 if pa.types.is_large_string(array.type) else np.int32
+    offsets = np.frombuffer(offset_buffer, dtype=offset_type)
+    offsets = offsets[array.offset : array.offset + len(array) + 1].astype(np.int64, copy=False)
+    data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer else np.zeros(0, np.uint8)
+    return offsets, data
 
 
 def _hash_strings(offsets: np.ndarray, data: np.ndarray, out: np.ndarray) -> None:
@@ -274,17 +281,13 @@ def byte_order_keys(ids: pd.Series) -> np.ndarray | None:
     if not (pa.types.is_string(chunked.type) or pa.types.is_large_string(chunked.type)):
         return None
     array = chunked.combine_chunks() if chunked.num_chunks != 1 else chunked.chunk(0)
-    _, offset_buffer, data_buffer = array.buffers()
-    offset_type = np.int64 if pa.types.is_large_string(array.type) else np.int32
-    offsets = np.frombuffer(offset_buffer, dtype=offset_type)
-    offsets = offsets[array.offset : array.offset + len(array) + 1].astype(np.int64)
+    offsets, data = _string_buffers(array)
     length = np.diff(offsets)
     if len(length) and int(length.max()) > 7:
         return None
-    data = np.zeros(int(offsets[-1] - offsets[0]) + 8, dtype=np.uint8)
-    if data_buffer is not None:
-        data[: len(data) - 8] = np.frombuffer(data_buffer, np.uint8)[offsets[0] : offsets[-1]]
-    first = _word(_word_view(data), offsets[:-1] - offsets[0], length.copy())
+    padded = np.zeros(int(offsets[-1] - offsets[0]) + 8, dtype=np.uint8)  # a word past the end
+    padded[: len(padded) - 8] = data[offsets[0] : offsets[-1]]
+    first = _word(_word_view(padded), offsets[:-1] - offsets[0], length)
     return first.byteswap() | length.astype(np.uint64)
 
 

@@ -286,7 +286,8 @@ def _stacked(
             missing[:n_run] = column.isna().to_numpy()
             columns[name] = pd.arrays.IntegerArray(values, missing)
         elif column.dtype.kind == "f" and isinstance(column.dtype, np.dtype):  # e.g. scores
-            columns[name] = np.concatenate([column.to_numpy(), np.full(n_added, np.nan)])
+            missing = np.full(n_added, np.nan, dtype=column.dtype)
+            columns[name] = np.concatenate([column.to_numpy(), missing])
         else:  # missing in the added rows, with pandas' usual promotion (int -> float)
             filled = np.r_[np.arange(n_run), np.full(n_added, -1)]
             extension = isinstance(column.dtype, pd.api.extensions.ExtensionDtype)
