@@ -109,3 +109,25 @@ def test_search_scattered_finds_what_searchsorted_finds(haystack, needles, repea
     left, right = _keys.search_scattered(ordered, values, ("left", "right"))
     np.testing.assert_array_equal(left, np.searchsorted(ordered, values, "left"))
     np.testing.assert_array_equal(right, np.searchsorted(ordered, values, "right"))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.integers(0, 2**40), max_size=400),
+    st.sampled_from(["as drawn", "sorted", "small", "negative", "huge"]),
+)
+def test_stable_argsort_orders_like_numpys_stable_sort(values, shape) -> None:
+    array = np.array(values, dtype=np.int64)
+    if shape == "sorted":
+        array.sort()
+    elif shape == "small":
+        array %= 7  # many repeats, below 2**16: the radix path
+    elif shape == "negative":
+        array -= 2**39
+    elif shape == "huge" and len(array):
+        array[0] = 2**62  # value * n would overflow
+    expected = np.argsort(array, kind="stable")
+    np.testing.assert_array_equal(_keys.stable_argsort(array), expected)
+    if shape != "negative":
+        unsigned = array.astype(np.uint64)
+        np.testing.assert_array_equal(_keys.stable_argsort(unsigned), expected)

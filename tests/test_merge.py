@@ -277,3 +277,30 @@ def test_judged_rows_the_run_missed_get_missing_scores_in_the_run_dtype(dtype: s
     merged = pdireval.merge_qrels(run, qrels)
     assert merged["score"].dtype == np.dtype(dtype)
     assert merged["score"].isna().tolist() == [False, False, True]
+
+
+@pytest.mark.parametrize("dtype", ["str", "int64", "category"])
+def test_a_merged_frame_round_trips_through_parquet_with_its_record(
+    dtype: str, tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pdireval._prepare import ranking
+
+    run = pd.DataFrame({"query": [1, 1, 2], "doc": [10, 11, 10], "score": [2.0, 1.0, 1.0]})
+    qrels = pd.DataFrame({"query": [1, 2], "doc": [12, 10], "rel": [1, 1]})
+    run = run.astype({"query": dtype, "doc": dtype})
+    qrels = qrels.astype({"query": dtype, "doc": dtype})
+    merged = pdireval.merge_qrels(run, qrels)
+    path = tmp_path / "merged.parquet"
+    merged.to_parquet(path)  # pandas stores attrs as JSON: the record must be JSON
+    restored = pd.read_parquet(path)
+    assert restored.attrs["pdireval"]["queries"] == merged.attrs["pdireval"]["queries"]
+    calls = []
+    check = ranking.check_unique_docs
+    monkeypatch.setattr(
+        ranking, "check_unique_docs", lambda *a, **k: calls.append(1) or check(*a, **k)
+    )
+    assert pdireval.evaluate(restored, "AP").equals(pdireval.evaluate(merged, "AP"))
+    restored.loc[1, "doc"] = restored.loc[0, "doc"]  # the file's ids, changed: checked again
+    with pytest.raises(pdireval.SchemaError, match="duplicate"):
+        pdireval.evaluate(restored, "AP")
+    assert calls

@@ -16,9 +16,10 @@ import pandas as pd
 from pdireval._prepare.keys import id_keys
 from pdireval._prepare.take import take
 
-__all__ = ["Blocks", "adjacent_differs", "blocks_of"]
+__all__ = ["Blocks", "adjacent_differs", "blocks_of", "scattered_start"]
 
 _MIX = np.uint64(0x94D049BB133111EB)
+_PROBE = 1 << 12  # rows looked at first: scattered ids show in a prefix
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,7 @@ def blocks_of(columns: list[pd.Series]) -> Blocks:
     more than one block per eight rows (scattered ids).
     """
     n = len(columns[0])
-    if n > 1:
+    if n > 1 and not scattered_start(columns[0]):
         change = np.r_[True, adjacent_differs(columns[0])]
         for column in columns[1:]:
             change[1:] |= adjacent_differs(column)
@@ -85,6 +86,15 @@ def blocks_of(columns: list[pd.Series]) -> Blocks:
         if len(firsts) * 8 <= n:
             return Blocks(firsts, n)
     return Blocks(np.arange(n), n)
+
+
+def scattered_start(values: pd.Series) -> bool:
+    """Whether the first rows change value more than once in eight rows: ids that come
+    in blocks do not, so the full comparison of neighbours can be skipped.
+    """
+    if len(values) <= 2 * _PROBE:
+        return False
+    return int(np.count_nonzero(adjacent_differs(values.iloc[:_PROBE]))) * 8 > _PROBE
 
 
 def adjacent_differs(values: pd.Series) -> np.ndarray:

@@ -208,7 +208,10 @@ def merge_resolved(
     if judged is None:  # no keys, or two judgments share one: look for repeats exactly
         _refuse_repeated_judgments(q_query, q_doc)
 
-    doc_keys = id_keys(ids["doc"])  # hashed once: for the matching and the duplicate check
+    # Doc keys are computed once, for the matching and the duplicate check; categorical
+    # docs need none (categories are matched, codes checked for duplicates).
+    categorical = isinstance(ids["doc"].dtype, pd.CategoricalDtype)
+    doc_keys = None if categorical else id_keys(ids["doc"])
     row, judgment = _match((ids["query"], ids["doc"]), (q_query, q_doc), judged, convert, doc_keys)
     grouping = [ids[role] for role in ("run", "query") if role in ids]
     blocks = blocks_of(grouping)
@@ -485,9 +488,14 @@ def _maybe_judged(
     """Run rows whose doc may be judged: all rows that are, and a few percent more.
 
     ``run_keys`` are the keys of ``run_doc`` (keys depend on the values only, whatever
-    the dtype, so they compare with the qrels' keys).
+    the dtype, so they compare with the qrels' keys); categorical docs are looked up
+    by category instead.
     """
-    judged_keys = None if run_keys is None else id_keys(q_doc)
+    judged_keys = id_keys(q_doc)
+    if isinstance(run_doc.dtype, pd.CategoricalDtype) and judged_keys is not None:
+        keys = category_keys(run_doc.cat.categories)
+        if keys is not None:
+            return np.flatnonzero(_key_table_hits(keys, judged_keys)[run_doc.cat.codes.to_numpy()])
     if run_keys is None or judged_keys is None:
         if differ:
             run_docs = pd.Series(_as_python_objects(run_doc))

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval._errors import SchemaError
-from pdireval._prepare.keys import byte_order_keys, search_scattered
+from pdireval._prepare.keys import byte_order_keys, search_scattered, stable_argsort
 
 __all__ = ["Positions", "TieBreak", "judged_positions"]
 
@@ -245,22 +245,16 @@ def _order_in_runs(
 ) -> np.ndarray:
     """The permutation sorting members by (run, key, *reversed(sort_keys)).
 
-    When members come grouped by run with one key per run (runs of equal scores found
-    in rank order) and only the doc order decides, one integer sort does it: the run
-    and the doc's rank among all members packed together. Otherwise a lexsort.
+    When only the doc order decides and every run holds one key (runs of exactly equal
+    scores, the usual case), two integer sorts do it: by doc, then stably by run.
+    Otherwise a lexsort.
     """
-    n = len(member_run)
-    if n > 1 and len(sort_keys) == 1:
-        step = member_run[1:] != member_run[:-1]
-        grouped = bool(np.all(member_run[1:] >= member_run[:-1])) and bool(
-            np.all(step | (member_key[1:] == member_key[:-1]))
-        )
-        if grouped:
-            _, doc_rank = np.unique(sort_keys[0], return_inverse=True)
-            span = int(doc_rank.max()) + 1
-            if (int(member_run[-1]) + 1) * span < 2**62:
-                packed = member_run.astype(np.int64) * span + doc_rank.reshape(-1)
-                return np.argsort(packed, kind="stable")
+    if len(member_run) > 1 and len(sort_keys) == 1:
+        by_doc = np.argsort(sort_keys[0])
+        order = by_doc[stable_argsort(member_run[by_doc])]
+        run, key = member_run[order], member_key[order]
+        if bool(np.all((run[1:] != run[:-1]) | (key[1:] == key[:-1]))):
+            return order
     return np.lexsort((*sort_keys, member_key, member_run))
 
 

@@ -15,10 +15,10 @@ import pandas as pd
 
 from pdireval._errors import SchemaError
 from pdireval._options import Evaluation
-from pdireval._prepare.blocks import adjacent_differs
+from pdireval._prepare.blocks import adjacent_differs, scattered_start
 from pdireval._prepare.columns import ATTRS_KEY, ResolvedColumns
 from pdireval._prepare.duplicates import fingerprint, repeated_rows
-from pdireval._prepare.keys import arrow_strings
+from pdireval._prepare.keys import arrow_strings, stable_argsort
 from pdireval._prepare.positions import TieBreak, judged_positions
 from pdireval._prepare.ranked import Ranked
 from pdireval._prepare.take import take
@@ -179,9 +179,7 @@ def _rank_order(group: np.ndarray, position: np.ndarray) -> np.ndarray:
         return np.lexsort((position, group))
     packed = group.astype(np.int64) * span
     packed += position.astype(np.int64)
-    if bool(np.all(packed[1:] >= packed[:-1])):
-        return np.arange(n)
-    return np.argsort(packed, kind="stable")
+    return stable_argsort(packed)
 
 
 def positions(frame: pd.DataFrame, columns: ResolvedColumns) -> tuple[FloatArray, IntArray]:
@@ -290,7 +288,7 @@ def _narrow(codes: np.ndarray) -> IntArray:
 def _factorize_sorted(values: pd.Series) -> tuple[IntArray, pd.Index]:
     """Codes and sorted unique ids; reads only the first row of each block when ids come grouped."""
     n = len(values)
-    if n > 1:
+    if n > 1 and not scattered_start(values):
         starts = np.flatnonzero(np.r_[True, adjacent_differs(values)])
         if len(starts) == 1 and not pd.isna(values.iloc[0]):  # one id: nothing to hash
             return np.zeros(n, dtype=np.int32), pd.Index(values.array[:1], dtype=values.dtype)
