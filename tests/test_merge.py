@@ -304,3 +304,71 @@ def test_a_merged_frame_round_trips_through_parquet_with_its_record(
     with pytest.raises(pdireval.SchemaError, match="duplicate"):
         pdireval.evaluate(restored, "AP")
     assert calls
+
+
+def _without_record(frame: pd.DataFrame) -> pd.DataFrame:
+    plain = frame.copy()
+    plain.attrs = {}
+    return plain
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["A", "B"]), query_ids, doc_ids),
+        max_size=40,
+        unique_by=lambda t: t,
+    ),
+    st.lists(
+        st.tuples(query_ids, doc_ids, st.integers(-1, 3)),
+        min_size=1,
+        max_size=25,
+        unique_by=lambda t: t[:2],
+    ),
+    st.sampled_from(["str", "object", "category"]),
+    st.booleans(),
+    st.randoms(use_true_random=False),
+)
+def test_evaluating_a_merged_frame_reuses_its_groups_and_gives_the_same_numbers(
+    rows, judgments, dtype, with_runs, random
+) -> None:
+    random.shuffle(rows)
+    run = pd.DataFrame(rows, columns=["run", "query", "doc"]).assign(
+        score=[float(random.randint(0, 3)) for _ in rows]
+    )
+    if not with_runs:
+        run = run.drop(columns="run").drop_duplicates(["query", "doc"])
+    qrels = pd.DataFrame(judgments, columns=["query", "doc", "rel"])
+    run = run.astype({"query": dtype, "doc": dtype})
+    try:
+        merged = pdireval.merge_qrels(run, qrels)
+    except pdireval.SchemaError:
+        return  # no overlap: refused (tested above)
+    metrics = ["AP", "nDCG@5", "P@2", "NumRet"]
+    for queries in ("judged", "all"):
+        expected = pdireval.evaluate(_without_record(merged), metrics, queries=queries)
+        assert pdireval.evaluate(merged, metrics, queries=queries).equals(expected)
+
+
+def test_recorded_groups_are_used_only_for_the_ids_they_belong_to(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pdireval._prepare import ranking
+
+    run = pd.DataFrame({"query": [1, 1, 2], "doc": [10, 11, 10], "score": [2.0, 1.0, 1.0]})
+    qrels = pd.DataFrame({"query": [1, 2, 3], "doc": [11, 10, 10], "rel": [1, 1, 1]})
+    merged = pdireval.merge_qrels(run, qrels)
+    calls = []
+    codes = ranking.group_codes
+    monkeypatch.setattr(ranking, "group_codes", lambda *a: calls.append(1) or codes(*a))
+    first = pdireval.evaluate(merged, "AP")
+    first.index.name = "renamed"  # a result's index is the caller's to change
+    assert pdireval.evaluate(merged, "AP").index.name == "query"
+    assert calls == []
+    changed = merged.copy()
+    changed.loc[2, "query"] = 4  # in place: the row of query 2 now belongs to query 4
+    result = pdireval.evaluate(changed, "AP")
+    assert calls == [1]
+    assert result.equals(pdireval.evaluate(_without_record(changed), "AP"))
+    assert 4 in result.index
+    assert 4 not in first.index

@@ -50,7 +50,17 @@ class MergeRecord(dict):
     Read-only, and shared rather than copied by the frames pandas derives from the
     result: pandas deep-copies ``attrs`` on every operation, which for a record of
     Arrow buffer layouts cost more than many of the operations themselves.
+
+    ``groups`` (an attribute, not an entry: it is neither pickled nor written as JSON
+    by ``to_parquet``) holds the result's group codes and index as evaluating it
+    computes them, with the fingerprint of the ids they belong to.
     """
+
+    groups: tuple[str, Any, Any] | None = None
+
+    def __init__(self, record: dict[str, Any], groups: tuple[str, Any, Any] | None = None):
+        super().__init__(record)
+        self.groups = groups
 
     def __deepcopy__(self, memo: dict[int, Any]) -> MergeRecord:
         return self

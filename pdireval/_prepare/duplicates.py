@@ -129,7 +129,9 @@ def _has_repeat(keys: np.ndarray) -> bool:
     return bool(np.any(ordered[1:] == ordered[:-1]))
 
 
-def fingerprint(frame: pd.DataFrame, columns: ResolvedColumns) -> str | None:
+def fingerprint(
+    frame: pd.DataFrame, columns: ResolvedColumns, ids: dict[str, pd.Series] | None = None
+) -> str | None:
     """What pins down the run, query and doc ids of ``frame``: equal fingerprints, same ids.
 
     Arrow buffers never change once written, so two frames whose id columns are the
@@ -140,7 +142,7 @@ def fingerprint(frame: pd.DataFrame, columns: ResolvedColumns) -> str | None:
     one pass over them (a duplicate check costs several). None for other storage.
 
     A hex string, so that the record holding it survives ``to_parquet`` (which stores
-    ``attrs`` as JSON).
+    ``attrs`` as JSON). ``ids``: the id columns by role, when the caller has them.
     """
     parts: list[Any] = [len(frame)]
     for role in ("run", "query", "doc"):
@@ -148,10 +150,10 @@ def fingerprint(frame: pd.DataFrame, columns: ResolvedColumns) -> str | None:
         if name is None:
             parts.append(None)
             continue
-        ids = frame[name]
-        chunked = getattr(ids.array, "_pa_array", None)
+        values = ids[role] if ids is not None and role in ids else frame[name]
+        chunked = getattr(values.array, "_pa_array", None)
         if chunked is None:
-            digest = _numpy_digest(ids)
+            digest = _numpy_digest(values)
             if digest is None:
                 return None
             parts.append((role, name, digest))

@@ -11,7 +11,6 @@ import numpy as np
 import pandas as pd
 
 from pdireval._errors import SchemaError
-from pdireval._prepare.blocks import Blocks, blocks_of
 from pdireval._prepare.columns import (
     ATTRS_KEY,
     SYNONYMS,
@@ -28,7 +27,12 @@ from pdireval._prepare.keys import (
     search_scattered,
     spread,
 )
-from pdireval._prepare.ranking import check_no_nulls_in, check_unique_docs, labels_of
+from pdireval._prepare.ranking import (
+    check_no_nulls_in,
+    check_unique_docs,
+    group_codes,
+    labels_of,
+)
 from pdireval._prepare.take import take
 
 __all__ = ["merge_qrels"]
@@ -37,6 +41,7 @@ _SPARE_BITS = 8  # lookup table of ~256 slots per judged doc: <1% of unjudged ro
 _MAX_TABLE_BITS = 22  # at most 4 MB, so that lookups stay in the CPU cache
 _PAIR_MIX = np.uint64(0xBF58476D1CE4E5B9)
 _LOOKUP_BLOCK = 1 << 16
+_PROBE_ROWS = 1 << 12  # rows enough to tell blocks from scattered codes
 _SHOWN = 10  # ids named in messages and recorded on a merged frame
 
 
@@ -213,12 +218,6 @@ def merge_resolved(
     categorical = isinstance(ids["doc"].dtype, pd.CategoricalDtype)
     doc_keys = None if categorical else id_keys(ids["doc"])
     row, judgment = _match((ids["query"], ids["doc"]), (q_query, q_doc), judged, convert, doc_keys)
-    grouping = [ids[role] for role in ("run", "query") if role in ids]
-    blocks = blocks_of(grouping)
-    overlap = _query_overlap(ids["query"], blocks, q_query)
-    if check_overlap and len(run):
-        _refuse_no_overlap(overlap, (ids["query"], ids["doc"]), (q_query, q_doc), row)
-    check_unique_docs(run, run_cols, blocks.group_ids(grouping), doc_keys=doc_keys, ids=ids)
 
     if "run" in ids:
         run_codes, run_ids = pd.factorize(ids["run"], sort=True)
@@ -242,13 +241,24 @@ def merge_resolved(
         run_cols.rank,
         {rel_name: _labels_column(labels, row, judgment, len(run), missing_judgment)},
     )
+    # The (run, query) groups as evaluating the result finds them: computed once, here,
+    # for the overlap and the duplicate check, and recorded for evaluating.
+    group, index = group_codes(result, run_cols)
+    overlap = _query_overlap(group, index, len(run), row, run_cols.name("query"), q_query)
+    if check_overlap and len(run):
+        _refuse_no_overlap(overlap, (ids["query"], ids["doc"]), (q_query, q_doc), row)
+    check_unique_docs(run, run_cols, group[: len(run)], doc_keys=doc_keys, ids=ids)
+
     roles = _recorded_roles(run, run_cols)
     roles["rel"] = rel_name
     record: dict[str, Any] = {"columns": roles, "queries": overlap.summary()}
     unique = fingerprint(result, run_cols)
+    groups = None
     if unique is not None:  # evaluating this very frame need not check duplicates again
         record["unique"] = unique
-    result.attrs = {ATTRS_KEY: MergeRecord(record)}
+        group.flags.writeable = False  # shared by every evaluation of the frame
+        groups = (unique, group, index)
+    result.attrs = {ATTRS_KEY: MergeRecord(record, groups)}
     return result
 
 
@@ -320,41 +330,61 @@ class Overlap:
     both: int
     run_only: list[Any]  # up to _SHOWN run query ids without any judgment
     qrels_query: pd.Series  # the qrels' query ids
-    qrels_rows: np.ndarray  # a row of each block of equal qrels query ids
 
     def qrels_examples(self) -> list[Any]:
         """Up to ``_SHOWN`` query ids of the qrels (for messages only)."""
-        return take(self.qrels_query, self.qrels_rows[:_SHOWN]).tolist()
+        return pd.unique(self.qrels_query.to_numpy(dtype=object))[:_SHOWN].tolist()
 
     def summary(self) -> dict[str, Any]:
         """The counts and the run-only examples, as recorded on a merged frame."""
         return {"run": self.run, "qrels": self.qrels, "both": self.both, "run_only": self.run_only}
 
 
-def _query_overlap(run_query: pd.Series, blocks: Blocks, qrels_query: pd.Series) -> Overlap:
-    """Distinct query ids of the run, of the qrels and of both, by hash lookups only."""
-    qrels_blocks = blocks_of([qrels_query])
-    qrels_rows = qrels_blocks.firsts
-    run_keys, qrels_keys = blocks.keys(run_query), qrels_blocks.keys(qrels_query)
-    if run_keys is not None and qrels_keys is not None:
-        qrels_ids = pd.Index(qrels_keys).unique()
-        codes, distinct = pd.factorize(run_keys)  # in order of first appearance
-    else:  # compare the ids themselves
-        qrels_ids = pd.Index(_as_python_objects(take(qrels_query, qrels_rows))).unique()
-        codes, distinct = pd.factorize(_as_python_objects(take(run_query, blocks.firsts)))
-    seen_before = np.maximum.accumulate(np.r_[-1, codes[:-1]]) if len(codes) else codes
-    first_rows = blocks.firsts[codes > seen_before]  # each distinct query's first row
-    found = qrels_ids.get_indexer(pd.Index(distinct))
-    both = int(np.count_nonzero(found >= 0))
-    unjudged = first_rows[found < 0][:_SHOWN]
+def _query_overlap(
+    group: np.ndarray,
+    index: pd.Index,
+    n_run: int,
+    matched: np.ndarray,
+    query_name: str,
+    qrels_query: pd.Series,
+) -> Overlap:
+    """Distinct query ids of the run, of the qrels and of both, from the merged frame's
+    groups (``group`` per row, the run's ``n_run`` rows first; ``matched``: the run rows
+    that are judged).
+    """
+    retrieved = _present(group[:n_run], len(index))
+    judged = _present(group[n_run:], len(index))  # every judgment has a row in the frame
+    judged[group[matched]] = True
+    if isinstance(index, pd.MultiIndex):  # (run, query) groups: to queries
+        codes, queries = pd.factorize(index.get_level_values(query_name))
+        retrieved = _present(codes[retrieved], len(queries))
+        judged = _present(codes[judged], len(queries))
+    else:
+        queries = index
+    run_only = np.flatnonzero(retrieved & ~judged)[:_SHOWN]
+    n_qrels = int(np.count_nonzero(judged))
+    if not n_qrels and len(qrels_query):  # an empty run of a run column has no rows at all
+        keys = id_keys(qrels_query)
+        n_qrels = len(pd.unique(keys if keys is not None else _as_python_objects(qrels_query)))
     return Overlap(
-        run=len(distinct),
-        qrels=len(qrels_ids),
-        both=both,
-        run_only=take(run_query, unjudged).tolist() if len(unjudged) else [],
+        run=int(np.count_nonzero(retrieved)),
+        qrels=n_qrels,
+        both=int(np.count_nonzero(retrieved & judged)),
+        run_only=queries.take(run_only).tolist() if len(run_only) else [],
         qrels_query=qrels_query,
-        qrels_rows=qrels_rows,
     )
+
+
+def _present(codes: np.ndarray, n: int) -> np.ndarray:
+    """Bool per code in ``range(n)``: occurs in ``codes``. Codes that come in blocks are
+    read at the first row of each block.
+    """
+    present = np.zeros(n, dtype=bool)
+    head = codes[:_PROBE_ROWS]
+    if len(codes) > 1 and np.count_nonzero(head[1:] != head[:-1]) * 8 <= len(head):
+        codes = codes[np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])]
+    present[codes] = True
+    return present
 
 
 def _refuse_no_overlap(

@@ -65,9 +65,10 @@ class Prepared:
         if not self.keep.all():
             values = {label: np.asarray(v)[self.keep] for label, v in values.items()}
             index = index[self.keep]
-        table = pd.DataFrame(values, index=index, dtype=np.float64)
-        table.columns.name = "metric"
-        return table
+        block = np.empty((len(index), len(values)), dtype=np.float64)  # one block: fast
+        for at, column in enumerate(values.values()):
+            block[:, at] = column
+        return pd.DataFrame(block, index=index, columns=pd.Index(list(values), name="metric"))
 
 
 def prepare(frame: pd.DataFrame, columns: ResolvedColumns, options: Evaluation) -> Prepared:
@@ -81,8 +82,7 @@ def prepare(frame: pd.DataFrame, columns: ResolvedColumns, options: Evaluation) 
         )
         raise SchemaError(msg)
 
-    check_no_nulls(frame, columns)
-    group, index = group_codes(frame, columns)
+    ids, group, index, checked = _checked_groups(frame, columns)
     n_groups = len(index)
     label = labels_of(frame[columns.rel], columns.name("rel"), validate)
 
@@ -102,7 +102,7 @@ def prepare(frame: pd.DataFrame, columns: ResolvedColumns, options: Evaluation) 
     retrieved_rows = _as_range(retrieved)
     ret_group, ret_label = group[retrieved_rows], label[retrieved_rows]
     judged_ret = np.flatnonzero(~np.isnan(ret_label))
-    doc_column = frame[columns.doc]
+    doc_column = ids["doc"]
 
     def frame_rows(rows: IntArray) -> IntArray:
         if isinstance(retrieved_rows, slice):
@@ -124,8 +124,7 @@ def prepare(frame: pd.DataFrame, columns: ResolvedColumns, options: Evaluation) 
     del order_key
     if validate and len(repeated):
         _refuse_repeated_ranks(frame, columns, frame_rows(repeated))
-    checked = frame.attrs.get(ATTRS_KEY, {}).get("unique")  # by merge_qrels, on this data?
-    if validate and (checked is None or checked != fingerprint(frame, columns)):
+    if validate and not checked:
         check_unique_docs(frame, columns, group)
 
     has_retrieved = num_ret > 0  # before -M and -J, which never change the query set
@@ -169,6 +168,30 @@ def prepare(frame: pd.DataFrame, columns: ResolvedColumns, options: Evaluation) 
     return Prepared(ranked=ranked, index=index, keep=keep, blank=blank, average=average)
 
 
+def _checked_groups(
+    frame: pd.DataFrame, columns: ResolvedColumns
+) -> tuple[dict[str, pd.Series], IntArray, pd.Index, bool]:
+    """The id columns by role (checked for missing values), the group codes and index,
+    and whether ``merge_qrels`` found these very ids free of duplicates.
+
+    A frame ``merge_qrels`` made and nobody changed since (its fingerprint) has its
+    groups recorded: they are not computed again.
+    """
+    ids = {
+        role: frame[name] for role in ("query", "doc", "run") if (name := getattr(columns, role))
+    }
+    check_no_nulls_in(ids, columns)
+    record = frame.attrs.get(ATTRS_KEY, {})
+    recorded = getattr(record, "groups", None)
+    checked = record.get("unique")
+    current = fingerprint(frame, columns, ids) if recorded or checked else None
+    if recorded is not None and recorded[0] == current:
+        group, index = recorded[1], recorded[2].copy()  # a name set on a result stays there
+    else:
+        group, index = group_codes(frame, columns)
+    return ids, group, index, checked is not None and checked == current
+
+
 def _rank_order(group: np.ndarray, position: np.ndarray) -> np.ndarray:
     """The permutation sorting rows by (group, position): none when they already are."""
     n = len(group)
@@ -195,8 +218,7 @@ def positions(frame: pd.DataFrame, columns: ResolvedColumns) -> tuple[FloatArray
             "rank the documents with one of them, e.g. df.ireval(rank='position')"
         )
         raise SchemaError(msg)
-    check_no_nulls(frame, columns)
-    group, index = group_codes(frame, columns)
+    _, group, index, _ = _checked_groups(frame, columns)
     key = ranking_key(frame, columns, validate=True)
     retrieved = np.flatnonzero(~np.isnan(key))
     doc_column = frame[columns.name("doc")]
