@@ -16,7 +16,9 @@ Targets (``pdireval`` = ``merge_qrels`` + ``evaluate`` with validation on, from 
 * TREC-DL-like (200 x 1,000, graded): at least 3x faster than pytrec_eval, every id dtype;
 * a given rank column costs no more than ranking by score (5% allowed for noise);
 * validation adds at most 15% to ``evaluate``;
-* the first call in a fresh process takes at most 1.3x a warm call;
+* the first call in a fresh process takes at most 1.3x a warm call (the median over
+  ``FIRST_CALL_PROCESSES`` fresh processes: one process is one sample, and a first call
+  may wait for the kernel to find fresh memory);
 * ``evaluate`` on one query of 10 documents (labels merged) takes at most 0.5 ms, and 50
   queries x 100 documents (``merge_qrels`` + ``evaluate``) are faster than pytrec_eval (its
   dict build included).
@@ -95,6 +97,9 @@ def _check(name: str, case: str, value: float | None, op: str, bound: float) -> 
     return Target(name, case, value, f"{op} {bound:g}", met)
 
 
+FIRST_CALL_PROCESSES = 5
+
+
 def plan(args: argparse.Namespace) -> list[dict]:
     """The cases to run, as ``bench_scale`` case dictionaries (plus ``warmup``, ``repeat``).
 
@@ -134,7 +139,8 @@ def plan(args: argparse.Namespace) -> list[dict]:
     for ids in ("str", "object"):
         for tool in ("pdireval_evaluate", "pdireval_evaluate_trusted"):
             add("msmarco", ids, "run-ordered", tool)
-    add("msmarco", "str", "run-ordered", "pdireval", warmup=0, repeat=max(args.repeat, 3))
+    for _ in range(FIRST_CALL_PROCESSES):
+        add("msmarco", "str", "run-ordered", "pdireval", warmup=0, repeat=max(args.repeat, 3))
     for tool in ("pdireval", "pytrec_eval"):
         add("small", "str", "run-ordered", tool, repeat=max(args.repeat, 51))
     for tool in ("pdireval", "pdireval_evaluate", "pytrec_eval"):
@@ -198,11 +204,10 @@ def targets(records: list[dict], ids_list: list[str]) -> list[Target]:
         case = f"msmarco, {ids}, evaluate only"
         rows.append(_check("validate=True / False", case, _ratio(on, off), "<=", 1.15))
     first = [r for r in records if "warmup" in r and r.get("status") == "ok"]
-    value = None
-    if first:
-        times = first[0]["times"]
-        value = _ratio(times[0], statistics.median(times[1:]))
-    rows.append(_check("first call / warm call", "msmarco, str, fresh process", value, "<=", 1.3))
+    ratios = [r["times"][0] / statistics.median(r["times"][1:]) for r in first]
+    value = statistics.median(ratios) if ratios else None
+    case = f"msmarco, str, {len(ratios)} fresh processes"
+    rows.append(_check("first call / warm call", case, value, "<=", 1.3))
     tiny = _median(warm, ("tiny", "str", "run-ordered", "pdireval_evaluate"))
     tiny_ms = None if tiny is None else tiny * 1e3
     case = "evaluate, 6 measures, labels merged"

@@ -76,8 +76,9 @@ def merge_qrels(
         ``result.attrs["pdireval"]`` records the column roles used (``"columns"``),
         which evaluating the result uses for the roles you do not map again, and how
         the run's queries overlap the judged ones (``"queries"``: counts ``run``,
-        ``qrels`` and ``both``, and up to ten ``run_only`` ids -- run queries without
-        any judgment, which the default query policy leaves out).
+        ``qrels`` and ``both``, and up to ten ``run_only`` ids in sorted order -- run
+        queries without any judgment, which the default query policy leaves out).
+        The record is plain JSON, so it survives ``to_parquet``.
 
     Raises
     ------
@@ -356,7 +357,8 @@ def _query_overlap(
     judged = _present(group[n_run:], len(index))  # every judgment has a row in the frame
     judged[group[matched]] = True
     if isinstance(index, pd.MultiIndex):  # (run, query) groups: to queries
-        codes, queries = pd.factorize(index.get_level_values(query_name))
+        level = index.names.index(query_name)
+        codes, queries = np.asarray(index.codes[level]), index.levels[level]
         retrieved = _present(codes[retrieved], len(queries))
         judged = _present(codes[judged], len(queries))
     else:
