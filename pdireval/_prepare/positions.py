@@ -102,6 +102,7 @@ def judged_positions(
     *,
     by_rank: bool,
     ties: TieBreak,
+    descending: bool = False,
 ) -> Positions:
     """Number retrieved per group, and the 1-based position of each judged retrieved row.
 
@@ -120,6 +121,9 @@ def judged_positions(
         packed keys mean a repeated rank.
     ties : TieBreak
         How equal scores are ordered (not used with ranks).
+    descending : bool, default False
+        ``key`` is descending = better (a score as given): read as such in rank order,
+        negated (a copy) only when the rows must be sorted.
 
     Returns
     -------
@@ -127,9 +131,11 @@ def judged_positions(
         ``num_ret`` per group; per judged row its ``position``, and the first position
         and size of its group of equal scores; ``repeated`` rows (ranks only).
     """
-    in_order = _positions_in_given_order(group, key, judged, n_groups, by_rank, ties)
+    in_order = _positions_in_given_order(group, key, judged, n_groups, by_rank, ties, descending)
     if in_order is not None:
         return in_order
+    if descending:
+        key = -key
     num_ret = np.bincount(group, minlength=n_groups).astype(np.float64)
     ordered = _packed_keys(group, key, n_groups, by_rank)
     mine = ordered[judged]
@@ -278,8 +284,10 @@ def _positions_in_given_order(
     n_groups: int,
     by_rank: bool,
     ties: TieBreak,
+    descending: bool,
 ) -> Positions | None:
-    """Positions without sorting when each group's rows are contiguous and in rank order.
+    """Positions without sorting when each group's rows are contiguous and in rank order
+    (``key`` ascending, or descending when ``descending``).
 
     Returns None when the rows are not in that order.
     """
@@ -297,7 +305,10 @@ def _positions_in_given_order(
     seen[block_group] = True
     if np.count_nonzero(seen) != len(first_rows):
         return None  # a group's rows are split into several blocks
-    step_ok = key[1:] > key[:-1] if by_rank else key[1:] >= key[:-1]
+    if by_rank:
+        step_ok = key[1:] > key[:-1]
+    else:
+        step_ok = key[1:] <= key[:-1] if descending else key[1:] >= key[:-1]
     step_ok |= starts[1:]
     if not step_ok.all():
         return None
@@ -318,14 +329,15 @@ def _positions_in_given_order(
     if tied.any():
         block_end = np.r_[first_rows[1:], n]
         rows, at_block = judged[tied], block[tied]
-        run_first = _search_blocks(key, first_rows[at_block], rows, key[rows], "left")
-        run_end = _search_blocks(key, rows, block_end[at_block], key[rows], "right")
+        run_first = _search_blocks(key, first_rows[at_block], rows, key[rows], "left", descending)
+        run_end = _search_blocks(key, rows, block_end[at_block], key[rows], "right", descending)
         run_first, unique = np.unique(run_first, return_index=True)
         length = run_end[unique] - run_first
         member_run = np.repeat(np.arange(len(run_first)), length)
         members = np.arange(len(member_run)) - np.repeat(np.cumsum(length) - length, length)
         members += np.repeat(run_first, length)
         run_of_row = np.searchsorted(run_first, rows, side="right") - 1
+        # each run holds one key value: its order among the members is the same either way
         within, tie_offset, tie_size = _rank_in_runs(members, member_run, key, rows, ties)
         run_position = run_first[run_of_row] - first_rows[at_block] + 1
         result = _with_runs(result, tied, run_position, within, tie_offset, tie_size)
@@ -333,9 +345,16 @@ def _positions_in_given_order(
 
 
 def _search_blocks(
-    key: np.ndarray, lo: np.ndarray, hi: np.ndarray, target: np.ndarray, side: str
+    key: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    target: np.ndarray,
+    side: str,
+    descending: bool = False,
 ) -> np.ndarray:
-    """Vectorised bisection of ``target`` in the sorted slices ``key[lo:hi]`` (per row)."""
+    """Vectorised bisection of ``target`` in the sorted slices ``key[lo:hi]`` (per row),
+    ascending or ``descending``: where ``side`` of the equal keys begins.
+    """
     lo, hi = lo.copy(), hi.copy()
     while True:
         active = lo < hi
@@ -343,6 +362,9 @@ def _search_blocks(
             return lo
         mid = (lo + hi) // 2
         probe = key[np.minimum(mid, len(key) - 1)]
-        below = probe <= target if side == "right" else probe < target
+        if descending:
+            below = probe >= target if side == "right" else probe > target
+        else:
+            below = probe <= target if side == "right" else probe < target
         lo = np.where(active & below, mid + 1, lo)
         hi = np.where(active & ~below, mid, hi)

@@ -84,11 +84,11 @@ def prepare(frame: pd.DataFrame, columns: ResolvedColumns, options: Evaluation) 
 
     ids, group, index, checked = _checked_groups(frame, columns)
     n_groups = len(index)
-    label = labels_of(frame[columns.rel], columns.name("rel"), validate)
+    judged, judged_label = _judged_labels(frame[columns.rel], columns.name("rel"), validate)
+    judged_rows = np.flatnonzero(judged)
 
-    order_key = ranking_key(frame, columns, validate)
+    order_key, descending = _ranking(frame, columns, validate)
     retrieved = ~np.isnan(order_key)
-    judged = ~np.isnan(label)
     if validate and not np.all(retrieved | judged):
         bad = np.flatnonzero(~(retrieved | judged))
         ranked_by = columns.rank if columns.rank is not None else columns.score
@@ -100,14 +100,20 @@ def prepare(frame: pd.DataFrame, columns: ResolvedColumns, options: Evaluation) 
         raise SchemaError(msg)
 
     retrieved_rows = _as_range(retrieved)
-    ret_group, ret_label = group[retrieved_rows], label[retrieved_rows]
-    judged_ret = np.flatnonzero(~np.isnan(ret_label))
+    ret_group = group[retrieved_rows]
+    judged_ret = np.flatnonzero(judged[retrieved_rows])
     doc_column = ids["doc"]
 
     def frame_rows(rows: IntArray) -> IntArray:
         if isinstance(retrieved_rows, slice):
             return rows + retrieved_rows.start
         return retrieved_rows[rows]
+
+    ret_label = None  # a label per retrieved row: only the label-aware tie policies need it
+    if options.ties in ("optimistic", "pessimistic"):
+        every_label = np.full(len(frame), np.nan)
+        every_label[judged_rows] = judged_label
+        ret_label = every_label[retrieved_rows]
 
     num_ret, position, repeated, tie_first, tie_size = judged_positions(
         ret_group,
@@ -120,6 +126,7 @@ def prepare(frame: pd.DataFrame, columns: ResolvedColumns, options: Evaluation) 
             label=ret_label,
             policy=options.ties,
         ),
+        descending=descending,
     )
     del order_key
     if validate and len(repeated):
@@ -138,15 +145,16 @@ def prepare(frame: pd.DataFrame, columns: ResolvedColumns, options: Evaluation) 
     judged_ret_group = ret_group[judged_ret]
     in_rank_order = _rank_order(judged_ret_group, position)
     known_flag = None if columns.known is None else known_flags(frame, columns.known)
-    judged_rows = np.flatnonzero(judged)
+    judged_ret_rows = np.asarray(frame_rows(judged_ret))  # ascending, among the judged rows
+    ret_judged_label = judged_label[np.searchsorted(judged_rows, judged_ret_rows)]
     ranked = Ranked(
         n_groups=n_groups,
         num_ret=num_ret,
         group=judged_ret_group[in_rank_order],
         position=position[in_rank_order],
-        label=ret_label[judged_ret][in_rank_order],
+        label=ret_judged_label[in_rank_order],
         judged_group=group[judged_rows],
-        judged_label=label[judged_rows],
+        judged_label=judged_label,
         known=(
             np.zeros(len(in_rank_order), dtype=bool)  # no per-row work without the column
             if known_flag is None
@@ -255,9 +263,19 @@ def _query_policy(
 
 def ranking_key(frame: pd.DataFrame, columns: ResolvedColumns, validate: bool) -> FloatArray:
     """Ascending = better: the rank, or minus the score; NaN = not retrieved."""
+    key, descending = _ranking(frame, columns, validate)
+    return -key if descending else key
+
+
+def _ranking(
+    frame: pd.DataFrame, columns: ResolvedColumns, validate: bool
+) -> tuple[FloatArray, bool]:
+    """The rank (ascending = better) or the score as it is (descending = better: no
+    negated copy of a column as long as the run), and which; NaN = not retrieved.
+    """
     if columns.rank is not None:
-        return _ranks(frame[columns.rank], columns.rank, validate)
-    return -_numeric(frame[columns.score], columns.name("score"), "score")
+        return _ranks(frame[columns.rank], columns.rank, validate), False
+    return _numeric(frame[columns.score], columns.name("score"), "score"), True
 
 
 def _as_range(mask: np.ndarray) -> slice | IntArray:
@@ -389,6 +407,24 @@ def labels_of(values: pd.Series, name: str, validate: bool = True) -> FloatArray
             )
             raise SchemaError(msg)
     return label
+
+
+def _judged_labels(values: pd.Series, name: str, validate: bool) -> tuple[np.ndarray, FloatArray]:
+    """Which rows are judged (a bool per row), and their labels as float64.
+
+    Integer labels (nullable or not) are read at the judged rows only: a merged run's
+    label column is mostly missing, and a float per row would be as large as the run.
+    Other dtypes go through :func:`labels_of`.
+    """
+    if not pd.api.types.is_integer_dtype(values.dtype):
+        label = labels_of(values, name, validate)
+        judged = ~np.isnan(label)
+        return judged, label[judged]
+    judged = values.notna().to_numpy(dtype=bool)
+    if judged.all():
+        return judged, values.to_numpy(dtype=np.float64)
+    taken = values.array.take(np.flatnonzero(judged))
+    return judged, np.asarray(taken.to_numpy(dtype=np.float64), dtype=np.float64)
 
 
 def known_flags(frame: pd.DataFrame, name: str | None) -> np.ndarray:
