@@ -220,12 +220,7 @@ def merge_resolved(
     doc_keys = None if categorical else id_keys(ids["doc"])
     row, judgment = _match((ids["query"], ids["doc"]), (q_query, q_doc), judged, convert, doc_keys)
 
-    if "run" in ids:
-        run_codes, run_ids = pd.factorize(ids["run"], sort=True)
-    else:
-        run_codes, run_ids = np.zeros(len(run), dtype=np.intp), pd.Index([None])
-    found = np.zeros((len(run_ids), len(qrels)), dtype=bool)  # (run, judgment) retrieved?
-    found[run_codes[row], judgment] = True
+    found, run_ids = _retrieved_judgments(ids.get("run"), row, judgment, len(qrels))
     missing_run, missing_judgment = np.nonzero(~found)
 
     added = {
@@ -233,22 +228,31 @@ def merge_resolved(
         run_cols.name("doc"): q_doc.array.take(missing_judgment),
     }
     if run_cols.run is not None:
-        added[run_cols.run] = pd.Index(run_ids).take(missing_run).array
-    replaced = {run_cols.name(role): column for role, column in ids.items()}
-    result = _stacked(
-        run,
-        replaced,
-        added,
-        run_cols.rank,
-        {rel_name: _labels_column(labels, row, judgment, len(run), missing_judgment)},
-    )
-    # The (run, query) groups as evaluating the result finds them: computed once, here,
-    # for the overlap and the duplicate check, and recorded for evaluating.
-    group, index = group_codes(result, run_cols)
+        added[run_cols.run] = run_ids.take(missing_run).array
+    # The id columns first: the (run, query) groups, as evaluating the result finds them,
+    # are computed once, from them, for the overlap and the duplicate check (which
+    # frees the doc keys) and recorded for evaluating; then the other columns.
+    stacked = {
+        name: _stacked_column(ids[role], added[name], 0, run_cols.rank)
+        for role in ("run", "query", "doc")
+        if role in ids and (name := run_cols.name(role)) is not None
+    }
+    group, index = group_codes(pd.DataFrame(stacked, copy=False), run_cols)
     overlap = _query_overlap(group, index, len(run), row, run_cols.name("query"), q_query)
     if check_overlap and len(run):
         _refuse_no_overlap(overlap, (ids["query"], ids["doc"]), (q_query, q_doc), row)
     check_unique_docs(run, run_cols, group[: len(run)], doc_keys=doc_keys, ids=ids)
+    del doc_keys
+
+    n_added = len(missing_judgment)
+    columns = {
+        name: stacked[name]
+        if name in stacked
+        else _stacked_column(run[name], None, n_added, run_cols.rank)
+        for name in run.columns
+    }
+    columns[rel_name] = _labels_column(labels, row, judgment, len(run), missing_judgment)
+    result = pd.DataFrame(columns, index=pd.RangeIndex(len(run) + n_added), copy=False)
 
     roles = _recorded_roles(run, run_cols)
     roles["rel"] = rel_name
@@ -270,45 +274,47 @@ def _as_ids(frame: pd.DataFrame, name: str) -> pd.Series:
     return column if converted is None else converted.set_axis(column.index)
 
 
-def _stacked(
-    run: pd.DataFrame,
-    replaced: dict[str, pd.Series],
-    added: dict[str, Any],
-    rank_name: str | None,
-    appended: dict[str, Any],
-) -> pd.DataFrame:
-    """The run's rows (id columns ``replaced``) followed by the ``added`` rows, and the
-    ``appended`` columns (full length) after the run's.
-
-    Columns of ``added`` are ids; every other column is missing in the added rows. An
-    integer rank column becomes nullable integers (missing = not retrieved); categorical
-    ids keep the run's codes and gain the new categories.
+def _retrieved_judgments(
+    run_ids: pd.Series | None, row: np.ndarray, judgment: np.ndarray, n_judgments: int
+) -> tuple[np.ndarray, pd.Index]:
+    """Whether each run retrieved each judged document (a bool per (run, judgment)), and
+    the distinct run ids (sorted; ``[None]`` without a run column).
     """
-    n_run, n_added = len(run), len(next(iter(added.values())))
-    columns: dict[str, Any] = {}
-    for name in run.columns:
-        column = replaced.get(name, run[name])
-        if name in added:
-            if isinstance(column.dtype, pd.CategoricalDtype):
-                columns[name] = _extend_categorical(column.array, added[name])
-            else:
-                columns[name] = _appended(column, added[name])
-        elif name == rank_name and pd.api.types.is_integer_dtype(column.dtype):
-            values = np.zeros(n_run + n_added, dtype=np.int64)
-            values[:n_run] = column.to_numpy(dtype=np.int64, na_value=0)
-            missing = np.ones(n_run + n_added, dtype=bool)
-            missing[:n_run] = column.isna().to_numpy()
-            columns[name] = pd.arrays.IntegerArray(values, missing)
-        elif column.dtype.kind == "f" and isinstance(column.dtype, np.dtype):  # e.g. scores
-            missing = np.full(n_added, np.nan, dtype=column.dtype)
-            columns[name] = np.concatenate([column.to_numpy(), missing])
-        else:  # missing in the added rows, with pandas' usual promotion (int -> float)
-            filled = np.r_[np.arange(n_run), np.full(n_added, -1)]
-            extension = isinstance(column.dtype, pd.api.extensions.ExtensionDtype)
-            values = column.array if extension else column.to_numpy()
-            columns[name] = pd.api.extensions.take(values, filled, allow_fill=True)
-    columns.update(appended)
-    return pd.DataFrame(columns, index=pd.RangeIndex(n_run + n_added), copy=False)
+    if run_ids is None:
+        found = np.zeros((1, n_judgments), dtype=bool)
+        found[0, judgment] = True
+        return found, pd.Index([None])
+    run_codes, distinct = pd.factorize(run_ids, sort=True)
+    found = np.zeros((len(distinct), n_judgments), dtype=bool)
+    found[run_codes[row], judgment] = True
+    return found, pd.Index(distinct)
+
+
+def _stacked_column(column: pd.Series, extra: Any, n_added: int, rank_name: str | None) -> Any:
+    """A run column followed by ``n_added`` rows for the judged documents it lacks: the
+    ids ``extra`` (id columns), or missing values.
+
+    An integer rank column becomes nullable integers (missing = not retrieved); float
+    columns keep their dtype; categorical ids keep the run's codes and gain the new
+    categories; other columns get pandas' usual promotion (int -> float).
+    """
+    n_run = len(column)
+    if extra is not None:
+        if isinstance(column.dtype, pd.CategoricalDtype):
+            return _extend_categorical(column.array, extra)
+        return _appended(column, extra)
+    if column.name == rank_name and pd.api.types.is_integer_dtype(column.dtype):
+        values = np.zeros(n_run + n_added, dtype=np.int64)
+        values[:n_run] = column.to_numpy(dtype=np.int64, na_value=0)
+        missing = np.ones(n_run + n_added, dtype=bool)
+        missing[:n_run] = column.isna().to_numpy()
+        return pd.arrays.IntegerArray(values, missing)
+    if column.dtype.kind == "f" and isinstance(column.dtype, np.dtype):  # e.g. scores
+        return np.concatenate([column.to_numpy(), np.full(n_added, np.nan, dtype=column.dtype)])
+    filled = np.r_[np.arange(n_run), np.full(n_added, -1)]
+    extension = isinstance(column.dtype, pd.api.extensions.ExtensionDtype)
+    values = column.array if extension else column.to_numpy()
+    return pd.api.extensions.take(values, filled, allow_fill=True)
 
 
 def _appended(column: pd.Series, extra: Any) -> Any:
