@@ -420,7 +420,7 @@ def _judged_labels(values: pd.Series, name: str, validate: bool) -> tuple[np.nda
         label = labels_of(values, name, validate)
         judged = ~np.isnan(label)
         return judged, label[judged]
-    judged = values.notna().to_numpy(dtype=bool)
+    judged = ~np.asarray(values.array.isna(), dtype=bool)  # the array's: no Series made
     if judged.all():
         return judged, values.to_numpy(dtype=np.float64)
     taken = values.array.take(np.flatnonzero(judged))
