@@ -700,3 +700,23 @@ def test_merge_qrels_on_an_empty_run_with_a_run_column() -> None:
     assert len(merged) == 0
     assert list(merged.columns) == ["run", "query", "doc", "rank", "rel"]
     assert pdireval.evaluate(merged, "AP").shape == (0, 1)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "Int64", "Int8", "UInt8", "int64[pyarrow]"])
+@pytest.mark.parametrize("ties", ["trec", "optimistic", "pessimistic"])
+def test_integer_labels_of_any_storage_give_the_numbers_of_float_labels(dtype, ties) -> None:
+    """Integer labels are read at the judged rows only: every storage must agree."""
+    frame = pd.DataFrame(
+        {
+            "query": ["a"] * 4 + ["b"] * 3,
+            "doc": list("wxyzuvw"),
+            "score": [4.0, 3.0, 3.0, 1.0, 2.0, 1.0, np.nan],
+            "rel": [1, None, 2, 0, None, 1, 3],
+        }
+    )
+    if dtype == "int64":  # no missing value possible: every row judged
+        frame = frame.dropna(subset=["rel"])
+    metrics = ["AP", "nDCG@3", "P@2", "NumRel"]
+    expected = pdireval.evaluate(frame.astype({"rel": "float64"}), metrics, ties=ties)
+    result = pdireval.evaluate(frame.astype({"rel": dtype}), metrics, ties=ties)
+    pd.testing.assert_frame_equal(result, expected)

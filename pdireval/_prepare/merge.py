@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval._errors import SchemaError
+from pdireval._prepare.blocks import adjacent_differs, scattered_start
 from pdireval._prepare.columns import (
     ATTRS_KEY,
     SYNONYMS,
@@ -41,7 +42,6 @@ _SPARE_BITS = 8  # lookup table of ~256 slots per judged doc: <1% of unjudged ro
 _MAX_TABLE_BITS = 22  # at most 4 MB, so that lookups stay in the CPU cache
 _PAIR_MIX = np.uint64(0xBF58476D1CE4E5B9)
 _LOOKUP_BLOCK = 1 << 16
-_PROBE_ROWS = 1 << 12  # rows enough to tell blocks from scattered codes
 _SHOWN = 10  # ids named in messages and recorded on a merged frame
 
 
@@ -232,8 +232,9 @@ def merge_resolved(
     # The id columns first: the (run, query) groups, as evaluating the result finds them,
     # are computed once, from them, for the overlap and the duplicate check (which
     # frees the doc keys) and recorded for evaluating; then the other columns.
+    n_added = len(missing_judgment)
     stacked = {
-        name: _stacked_column(ids[role], added[name], 0, run_cols.rank)
+        name: _stacked_column(ids[role], added[name], n_added, run_cols.rank)
         for role in ("run", "query", "doc")
         if role in ids and (name := run_cols.name(role)) is not None
     }
@@ -244,7 +245,6 @@ def merge_resolved(
     check_unique_docs(run, run_cols, group[: len(run)], doc_keys=doc_keys, ids=ids)
     del doc_keys
 
-    n_added = len(missing_judgment)
     columns = {
         name: stacked[name]
         if name in stacked
@@ -388,9 +388,9 @@ def _present(codes: np.ndarray, n: int) -> np.ndarray:
     read at the first row of each block.
     """
     present = np.zeros(n, dtype=bool)
-    head = codes[:_PROBE_ROWS]
-    if len(codes) > 1 and np.count_nonzero(head[1:] != head[:-1]) * 8 <= len(head):
-        codes = codes[np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])]
+    series = pd.Series(codes, copy=False)
+    if len(codes) > 1 and not scattered_start(series):
+        codes = codes[np.flatnonzero(np.r_[True, adjacent_differs(series)])]
     present[codes] = True
     return present
 
