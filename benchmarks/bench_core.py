@@ -43,10 +43,19 @@ import pandas as pd
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 LABELS = ("AP", "nDCG@10", "P@10", "R@100", "RR", "Rprec")
-TOOLS = ("pdireval", "pdireval_trusted", "pytrec_eval", "ir_measures", "ranx", "trectools")
+TOOLS = (
+    "pdireval",
+    "pdireval_qrels",
+    "pdireval_trusted",
+    "pytrec_eval",
+    "ir_measures",
+    "ranx",
+    "trectools",
+)
 ORDERS = ("run-ordered", "shuffled")
 DISTRIBUTIONS = {
     "pdireval": "pdireval",
+    "pdireval_qrels": "pdireval",
     "pdireval_trusted": "pdireval",
     "pytrec_eval": "pytrec-eval-terrier",
     "ir_measures": "ir-measures",
@@ -275,6 +284,24 @@ def run_pdireval(run: pd.DataFrame, qrels: pd.DataFrame) -> pd.DataFrame:
 
     frame = pdireval.merge_qrels(run, qrels)
     return pdireval.evaluate(frame, list(LABELS))
+
+
+def run_pdireval_qrels(run: pd.DataFrame, qrels: pd.DataFrame) -> pd.DataFrame:
+    """Evaluate with pdireval: ``evaluate(run, ..., qrels=qrels)``, no merged frame built.
+
+    Parameters
+    ----------
+    run, qrels : pandas.DataFrame
+        Benchmark inputs.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per-query metrics as returned by ``pdireval.evaluate``.
+    """
+    import pdireval
+
+    return pdireval.evaluate(run, list(LABELS), qrels=qrels)
 
 
 def run_pdireval_trusted(run: pd.DataFrame, qrels: pd.DataFrame) -> pd.DataFrame:
@@ -532,6 +559,7 @@ def run_trectools(run: pd.DataFrame, qrels: pd.DataFrame) -> pd.DataFrame:
 
 RUNNERS: dict[str, Callable[[pd.DataFrame, pd.DataFrame], pd.DataFrame]] = {
     "pdireval": run_pdireval,
+    "pdireval_qrels": run_pdireval_qrels,
     "pdireval_trusted": run_pdireval_trusted,
     "pytrec_eval": run_pytrec_eval,
     "ir_measures": run_ir_measures,

@@ -58,6 +58,7 @@ WORKLOADS = {
 }
 TOOLS = (
     "pdireval",
+    "pdireval_qrels",
     "pdireval_trusted",
     "pdireval_evaluate",
     "pdireval_evaluate_trusted",

@@ -18,7 +18,8 @@ from pdireval import _diversity
 from pdireval._errors import MetricError, SchemaError
 from pdireval._options import Evaluation
 from pdireval._prepare.columns import ResolvedColumns, as_column_map
-from pdireval._prepare.ranking import Prepared, positions, prepare
+from pdireval._prepare.merge import has_subtopics, join_resolved, merge_subtopics
+from pdireval._prepare.ranking import Matched, Prepared, positions, prepare
 from pdireval.metrics import Metric
 from pdireval.typing import ColumnsLike
 
@@ -35,22 +36,42 @@ def _documents(
     return collapsed, dataclasses.replace(resolved, subtopic=None), subtopics
 
 
+def _judged(
+    frame: pd.DataFrame, columns: ColumnsLike, options: Evaluation
+) -> tuple[pd.DataFrame, ResolvedColumns, Matched | None]:
+    """The frame to evaluate and its column roles, and -- when the options carry qrels --
+    the run's judgments, matched without building the merged frame (judgments per
+    subtopic are merged into the frame instead).
+    """
+    resolved = as_column_map(columns).resolve(frame)
+    qrels = options.qrels
+    if qrels is None:
+        return frame, resolved, None
+    qrels_cols = as_column_map(qrels.columns).resolve(qrels.frame)
+    if has_subtopics(qrels.frame, qrels_cols):
+        merged = merge_subtopics(frame, qrels.frame, resolved, qrels_cols)
+        return merged, as_column_map(columns).resolve(merged), None
+    joined = join_resolved(frame, qrels.frame, resolved, qrels_cols)
+    return frame, resolved, joined.matched(qrels.frame, qrels_cols)
+
+
 def prepared(
     frame: pd.DataFrame, columns: ColumnsLike, options: Evaluation
 ) -> tuple[Prepared, ResolvedColumns]:
     """Resolve the column roles of ``frame`` and prepare it for the metric kernels."""
-    frame, resolved, _ = _documents(frame, as_column_map(columns).resolve(frame))
-    return prepare(frame, resolved, options), resolved
+    frame, original, matched = _judged(frame, columns, options)
+    frame, resolved, _ = _documents(frame, original)
+    return prepare(frame, resolved, options, matched), resolved
 
 
 def per_query(
     frame: pd.DataFrame, metrics: Sequence[Metric], columns: ColumnsLike, options: Evaluation
 ) -> pd.DataFrame:
     """Per-query values of ``metrics``: index query (or (run, query)), one column per label."""
-    original = as_column_map(columns).resolve(frame)
+    frame, original, matched = _judged(frame, columns, options)
     _refuse_missing_roles(metrics, original, frame)
     documents, resolved, subtopics = _documents(frame, original)
-    ready = prepare(documents, resolved, options)
+    ready = prepare(documents, resolved, options, matched)
     values = {}
     for metric in metrics:
         if "subtopic" in metric.family.needs and subtopics is not None:

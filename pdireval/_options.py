@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Hashable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any, get_args
 
 import numpy as np
+import pandas as pd
 
 from pdireval._errors import MetricError
 from pdireval.typing import Baseline, Correction, QueryPolicy, Test, TiePolicy
 
-__all__ = ["Evaluation", "Significance", "split_options"]
+__all__ = ["Evaluation", "Qrels", "Significance", "split_options"]
 
 QUERY_POLICIES: tuple[str, ...] = get_args(QueryPolicy)
 TIE_POLICIES: tuple[str, ...] = get_args(TiePolicy)
@@ -51,10 +52,37 @@ def _whole(name: str, value: Any, minimum: int, *, optional: bool = False) -> in
 
 
 @dataclass(frozen=True, slots=True)
+class Qrels:
+    """Judgments given next to a run (``qrels=``): the frame and its column roles."""
+
+    frame: pd.DataFrame
+    columns: Any = None
+
+
+def _qrels(frame: Any, columns: Any) -> Qrels | None:
+    if frame is None:
+        if columns is not None:
+            msg = "qrels_columns= names the columns of qrels=, which was not given"
+            raise MetricError(msg)
+        return None
+    if not isinstance(frame, pd.DataFrame):
+        hint = (
+            "; merge Dask frames with pdireval.dask.merge_qrels first"
+            if type(frame).__module__.startswith("dask")
+            else ""
+        )
+        msg = f"qrels= must be a pandas DataFrame of judgments, got {type(frame).__name__}{hint}"
+        raise MetricError(msg)
+    return Qrels(frame, columns)
+
+
+@dataclass(frozen=True, slots=True)
 class Evaluation:
     """How one evaluating call ranks, cuts and reports: the evaluation options.
 
-    Build it with :meth:`from_options`, which checks every value.
+    Build it with :meth:`from_options`, which checks every value. ``qrels`` holds the
+    judgments given next to a run (``qrels=``, ``qrels_columns=``); the options proper
+    (:meth:`as_options`) leave it out.
     """
 
     queries: str = "judged"
@@ -62,6 +90,7 @@ class Evaluation:
     max_rank: int | None = None
     judged_only: bool = False
     validate: bool = True
+    qrels: Qrels | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> Evaluation:
@@ -73,6 +102,7 @@ class Evaluation:
             max_rank=_whole("max_rank", options.get("max_rank"), 1, optional=True),
             judged_only=_flag("judged_only", options.get("judged_only", False)),
             validate=_flag("validate", options.get("validate", True)),
+            qrels=_qrels(options.get("qrels"), options.get("qrels_columns")),
         )
         if evaluation.ties == "average" and (
             evaluation.max_rank is not None or evaluation.judged_only
@@ -86,8 +116,8 @@ class Evaluation:
         return evaluation
 
     def as_options(self) -> dict[str, Any]:
-        """The options as keywords, e.g. to record them in a report."""
-        return {field.name: getattr(self, field.name) for field in fields(self)}
+        """The options as keywords, e.g. to record them in a report (qrels left out)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "qrels"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +172,8 @@ def _baseline(value: Any) -> Baseline:
 
 
 def _names(cls: type) -> tuple[str, ...]:
-    return tuple(field.name for field in fields(cls))
+    names = tuple(f.name for f in fields(cls))
+    return (*names, "qrels_columns") if "qrels" in names else names
 
 
 def _refuse_unknown(options: Mapping[str, Any], known: tuple[str, ...]) -> None:

@@ -107,6 +107,13 @@ def evaluate(
     validate : bool
         Check the frame (null ids, duplicate documents, ranks, labels). Turn off only
         for frames already validated, e.g. in a tight loop.
+    qrels : DataFrame, optional
+        Judgments (query, doc, rel) for a ``frame`` that is a run without labels: the
+        run is matched against them as :func:`merge_qrels` would merge it -- same
+        checks, same numbers -- without building the merged frame (no copy of the
+        run's columns). Judgments per subtopic are merged either way.
+    qrels_columns : ColumnMap or dict, optional
+        Column roles of ``qrels`` (defaults and synonyms otherwise).
 
     Returns
     -------
@@ -143,6 +150,15 @@ def evaluate(
     >>> df = pd.DataFrame({"query": ["q1"] * 4, "doc": ["a", "b", "c", "d"],
     ...                    "rank": [1, 2, 3, None], "rel": [1, 0, 1, 1]})
     >>> pdireval.evaluate(df, ["AP", "P@2", "R@3"])
+    metric        AP  P@2       R@3
+    query
+    q1      0.555556  0.5  0.666667
+
+    A run and its qrels as two frames:
+
+    >>> run = df[df["rank"].notna()].drop(columns="rel")
+    >>> qrels = df[["query", "doc", "rel"]]
+    >>> pdireval.evaluate(run, ["AP", "P@2", "R@3"], qrels=qrels)
     metric        AP  P@2       R@3
     query
     q1      0.555556  0.5  0.666667
@@ -186,7 +202,7 @@ def summary(
         (same seed, same interval).
     **options
         Evaluation options (``queries``, ``ties``, ``max_rank``, ``judged_only``,
-        ``validate``), as in :func:`evaluate`.
+        ``validate``, ``qrels``, ``qrels_columns``), as in :func:`evaluate`.
 
     Returns
     -------

@@ -198,6 +198,12 @@ def evaluate(
     resolved.require(frame._meta, "query")
     explicit = _explicit(resolved)
     evaluation = Evaluation.from_options(options)
+    if evaluation.qrels is not None:  # a partition would count every judged query as its own
+        msg = (
+            "qrels= is not taken by the Dask backend: merge the judgments into the frame "
+            "with pdireval.dask.merge_qrels(run, qrels) and evaluate its result"
+        )
+        raise MetricError(msg)
     meta = _evaluate_partition(frame._meta, parsed, explicit, evaluation)
     query = resolved.name("query")
     if shuffle:

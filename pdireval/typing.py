@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Literal, TypeAlias, TypedDict
 
 if TYPE_CHECKING:  # pragma: no cover - the aliases below are annotations only
     import numpy as np
+    import pandas as pd
 
     from pdireval._prepare.columns import ColumnMap
     from pdireval.metrics import Family, Metric
@@ -99,6 +100,11 @@ class EvaluationOptions(TypedDict, total=False):
         Drop unjudged retrieved documents before evaluating (``trec_eval -J``).
     validate : bool
         Check the frame (default ``True``).
+    qrels : DataFrame or None
+        Judgments to match the frame against, as ``merge_qrels`` would, without
+        building the merged frame; the frame is then a run without labels.
+    qrels_columns : ColumnMap or dict, optional
+        Column roles of ``qrels``.
     """
 
     queries: QueryPolicy
@@ -106,6 +112,8 @@ class EvaluationOptions(TypedDict, total=False):
     max_rank: int | None
     judged_only: bool
     validate: bool
+    qrels: pd.DataFrame | None
+    qrels_columns: ColumnsLike
 
 
 class SignificanceOptions(TypedDict, total=False):

@@ -39,6 +39,7 @@ __all__ = [
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 _BLOCK = 1 << 14  # strings hashed per step: the temporaries stay in the CPU cache
 _PROBE = 1 << 12  # rows looked at to tell grouped ids from scattered ones
+_CONVERTED_ROWS = 1 << 18  # Python strings converted to Arrow at a time, for their keys
 
 
 def id_keys(ids: pd.Series) -> np.ndarray | None:
@@ -79,6 +80,42 @@ def id_keys(ids: pd.Series) -> np.ndarray | None:
         if chunked is None:
             return None
     return _string_keys(chunked)
+
+
+def python_string_keys(ids: pd.Series) -> np.ndarray | None:
+    """Keys of Python-string ids (object or Python-backed string dtype), as
+    :func:`id_keys` gives them, without a converted copy of the column: each block of
+    rows is converted to Arrow and hashed on its own.
+
+    None unless every id is a ``str`` (so also when one is missing).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> ids = pd.Series(["d1", "d22", "d1"], dtype=object)
+    >>> bool((python_string_keys(ids) == id_keys(ids.astype("str"))).all())
+    True
+    >>> python_string_keys(pd.Series(["d1", None], dtype=object)) is None
+    True
+    """
+    dtype = ids.dtype
+    python_strings = isinstance(dtype, pd.StringDtype) and dtype.storage == "python"
+    if dtype != np.dtype(object) and not python_strings:
+        return None
+    import pyarrow as pa
+
+    values = ids.to_numpy(dtype=object)
+    keys = np.empty(len(values), dtype=np.uint64)
+    for begin in range(0, len(values), _CONVERTED_ROWS):
+        part = values[begin : begin + _CONVERTED_ROWS]
+        if pd.api.types.infer_dtype(part, skipna=False) != "string":
+            return None
+        try:
+            array = pa.array(part, type=pa.large_string())
+        except (pa.ArrowException, TypeError, ValueError):  # e.g. a str subclass Arrow refuses
+            return None
+        _hash_strings(*_string_buffers(array), keys[begin : begin + len(part)])
+    return keys
 
 
 _CATEGORY_KEYS: list[tuple[weakref.ref[pd.Index], np.ndarray | None]] = []

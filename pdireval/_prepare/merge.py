@@ -25,10 +25,12 @@ from pdireval._prepare.keys import (
     arrow_strings,
     category_keys,
     id_keys,
+    python_string_keys,
     search_scattered,
     spread,
 )
 from pdireval._prepare.ranking import (
+    Matched,
     check_no_nulls_in,
     check_unique_docs,
     group_codes,
@@ -36,7 +38,7 @@ from pdireval._prepare.ranking import (
 )
 from pdireval._prepare.take import take
 
-__all__ = ["merge_qrels"]
+__all__ = ["Joined", "join_resolved", "merge_qrels"]
 
 _SPARE_BITS = 8  # lookup table of ~256 slots per judged doc: <1% of unjudged rows pass
 _MAX_TABLE_BITS = 22  # at most 4 MB, so that lookups stay in the CPU cache
@@ -187,6 +189,113 @@ def merge_resolved(
     """:func:`merge_qrels` with the column roles resolved (``check_overlap``: refuse a run
     that shares no query or document with the qrels).
     """
+    joined = join_resolved(
+        run, qrels, run_cols, qrels_cols, check_overlap=check_overlap, keep_ids=True
+    )
+    rel_name = qrels_cols.name("rel")
+    n_added = len(joined.added_judgment)
+    doc_name = run_cols.name("doc")
+    stacked = dict(joined.stacked)  # the run and query ids, stacked to group them
+    stacked[doc_name] = _stacked_column(
+        joined.ids["doc"], joined.added[doc_name], n_added, run_cols.rank
+    )
+    columns = {
+        name: stacked[name]
+        if name in stacked
+        else _stacked_column(run[name], None, n_added, run_cols.rank)
+        for name in run.columns
+    }
+    columns[rel_name] = _labels_column(
+        joined.labels, joined.row, joined.judgment, len(run), joined.added_judgment
+    )
+    result = pd.DataFrame(columns, index=pd.RangeIndex(len(run) + n_added), copy=False)
+
+    roles = _recorded_roles(run, run_cols)
+    roles["rel"] = rel_name
+    record: dict[str, Any] = {"columns": roles, "queries": joined.overlap.summary()}
+    unique = fingerprint(result, run_cols)
+    groups = None
+    if unique is not None:  # evaluating this very frame need not check duplicates again
+        record["unique"] = unique
+        joined.group.flags.writeable = False  # shared by every evaluation of the frame
+        groups = (unique, joined.group, joined.index)
+    result.attrs = {ATTRS_KEY: MergeRecord(record, groups)}
+    return result
+
+
+@dataclass(frozen=True)
+class Joined:
+    """A run matched against its qrels, with the (run, query) groups that the merged
+    frame -- the run's rows, then one row per judged document a run did not retrieve --
+    would have, but without building that frame.
+
+    ``ids`` are the run's id columns by role (Python strings as Arrow strings; only
+    the doc ids unless asked for all); ``group`` has a code per run row, then one per
+    added row (codes of ``index``); run row ``row[i]`` is judged by qrels row
+    ``judgment[i]``; the added rows are the judgments ``added_judgment`` (their ids,
+    by column name, in ``added``); ``labels`` are the qrels' labels (NaN: none given);
+    ``stacked`` the run and query id columns of the merged frame, when asked for.
+    """
+
+    ids: dict[str, pd.Series]
+    group: np.ndarray
+    index: pd.Index
+    row: np.ndarray
+    judgment: np.ndarray
+    added_judgment: np.ndarray
+    added: dict[str, Any]
+    labels: np.ndarray
+    overlap: Overlap
+    stacked: dict[str, Any]
+
+    def matched(self, qrels: pd.DataFrame, qrels_cols: ResolvedColumns) -> Matched:
+        """The judgments as evaluating the run needs them; refuses a judged document no
+        run retrieved that has no label (its merged row would be neither retrieved nor
+        judged).
+        """
+        n_run = len(self.group) - len(self.added_judgment)
+        added_label = self.labels[self.added_judgment]
+        unlabelled = np.isnan(added_label)
+        if unlabelled.any():
+            at = int(self.added_judgment[np.flatnonzero(unlabelled)[0]])
+            query, doc = (qrels[qrels_cols.name(role)].iloc[at] for role in ("query", "doc"))
+            msg = (
+                f"the qrels' {qrels_cols.name('rel')!r} column is missing for "
+                f"{int(unlabelled.sum())} judgment(s) of documents the run did not retrieve, "
+                f"e.g. query {query!r}, doc {doc!r} (qrels row {qrels.index[at]!r}); give "
+                "every judgment a label, or drop the rows without one"
+            )
+            raise SchemaError(msg)
+        row_label = self.labels[self.judgment]
+        labelled = ~np.isnan(row_label)
+        judged = np.zeros(n_run, dtype=bool)
+        judged[self.row[labelled]] = True
+        order = np.argsort(self.row[labelled], kind="stable")  # labels in run row order
+        return Matched(
+            ids=self.ids,
+            group=self.group[:n_run],
+            index=self.index,
+            judged=judged,
+            judged_label=row_label[labelled][order],
+            added_group=self.group[n_run:],
+            added_label=added_label,
+        )
+
+
+def join_resolved(
+    run: pd.DataFrame,
+    qrels: pd.DataFrame,
+    run_cols: ResolvedColumns,
+    qrels_cols: ResolvedColumns,
+    *,
+    check_overlap: bool = True,
+    keep_ids: bool = False,
+) -> Joined:
+    """Match ``run`` against ``qrels`` as :func:`merge_qrels` does, checking both, and
+    group the rows the merged frame would have; no column of that frame is built
+    unless ``keep_ids`` (then the converted ids, and the merged run and query id
+    columns, are kept; otherwise they are freed once grouped).
+    """
     _refuse_mismatched_roles(run, qrels, run_cols, qrels_cols)
     run_cols.require(run, "query", "doc", fix="columns={'%s': '<column>'}")
     qrels_cols.require(qrels, "query", "doc", "rel", fix="qrels_columns={'%s': '<column>'}")
@@ -195,19 +304,31 @@ def merge_resolved(
         clash = run_cols.rel or rel_name
         msg = (
             f"the run already has a column {clash!r} that would hold the relevance labels; "
-            "drop or rename it before merge_qrels (or evaluate the run directly)"
+            "drop or rename it before matching it with qrels (or evaluate the run directly)"
         )
         raise SchemaError(msg)
     # Python-string ids become Arrow-backed strings once, here: every step below, and
     # evaluating the result, then reads their bytes instead of Python objects.
-    ids = {role: _as_ids(run, run_cols.name(role)) for role in ("query", "doc")}
+    # Without a merged frame, Python-string doc ids keep their dtype: their keys are
+    # hashed a block of rows at a time, and no converted copy of them is held.
+    doc_keys = None if keep_ids else python_string_keys(run[run_cols.name("doc")])
+    ids = {
+        role: run[name] if role == "doc" and doc_keys is not None else _as_ids(run, name)
+        for role in ("query", "doc")
+        if (name := run_cols.name(role))
+    }
     if run_cols.run is not None:
         ids["run"] = _as_ids(run, run_cols.run)
     q_query = _as_ids(qrels, qrels_cols.name("query"))
     q_doc = _as_ids(qrels, qrels_cols.name("doc"))
-    check_no_nulls_in(ids, run_cols)
+    check_no_nulls_in(  # Python strings with keys are all strings: none is missing
+        {role: v for role, v in ids.items() if role != "doc" or doc_keys is None}, run_cols
+    )
     check_no_nulls_in({"query": q_query, "doc": q_doc}, qrels_cols)
-    convert = [_matchable(ids[role], q, role) for role, q in (("query", q_query), ("doc", q_doc))]
+    convert = [
+        _matchable(ids["query"], q_query, "query"),
+        _matchable(ids["doc"], q_doc, "doc", "string" if doc_keys is not None else None),
+    ]
 
     labels = labels_of(qrels[rel_name], rel_name)
     judged = _sorted_pair_keys(q_query, q_doc)
@@ -217,7 +338,8 @@ def merge_resolved(
     # Doc keys are computed once, for the matching and the duplicate check; categorical
     # docs need none (categories are matched, codes checked for duplicates).
     categorical = isinstance(ids["doc"].dtype, pd.CategoricalDtype)
-    doc_keys = None if categorical else id_keys(ids["doc"])
+    if doc_keys is None and not categorical:
+        doc_keys = id_keys(ids["doc"])
     row, judgment = _match((ids["query"], ids["doc"]), (q_query, q_doc), judged, convert, doc_keys)
 
     found, run_ids = _retrieved_judgments(ids.get("run"), row, judgment, len(qrels))
@@ -229,42 +351,35 @@ def merge_resolved(
     }
     if run_cols.run is not None:
         added[run_cols.run] = run_ids.take(missing_run).array
-    # The id columns first: the (run, query) groups, as evaluating the result finds them,
-    # are computed once, from them, for the overlap and the duplicate check (which
-    # frees the doc keys) and recorded for evaluating; then the other columns.
+    # The (run, query) groups, as evaluating the merged frame finds them, are computed
+    # once, for the overlap and the duplicate check (which frees the doc keys).
     n_added = len(missing_judgment)
-    stacked = {
+    grouping = {
         name: _stacked_column(ids[role], added[name], n_added, run_cols.rank)
-        for role in ("run", "query", "doc")
+        for role in ("run", "query")
         if role in ids and (name := run_cols.name(role)) is not None
     }
-    group, index = group_codes(pd.DataFrame(stacked, copy=False), run_cols)
+    group, index = group_codes(pd.DataFrame(grouping, copy=False), run_cols)
     overlap = _query_overlap(group, index, len(run), row, run_cols.name("query"), q_query)
     if check_overlap and len(run):
         _refuse_no_overlap(overlap, (ids["query"], ids["doc"]), (q_query, q_doc), row)
+    if not keep_ids:  # messages name the run's own ids from here on
+        grouping = {}
+        ids = {"doc": ids["doc"]}
     check_unique_docs(run, run_cols, group[: len(run)], doc_keys=doc_keys, ids=ids)
     del doc_keys
-
-    columns = {
-        name: stacked[name]
-        if name in stacked
-        else _stacked_column(run[name], None, n_added, run_cols.rank)
-        for name in run.columns
-    }
-    columns[rel_name] = _labels_column(labels, row, judgment, len(run), missing_judgment)
-    result = pd.DataFrame(columns, index=pd.RangeIndex(len(run) + n_added), copy=False)
-
-    roles = _recorded_roles(run, run_cols)
-    roles["rel"] = rel_name
-    record: dict[str, Any] = {"columns": roles, "queries": overlap.summary()}
-    unique = fingerprint(result, run_cols)
-    groups = None
-    if unique is not None:  # evaluating this very frame need not check duplicates again
-        record["unique"] = unique
-        group.flags.writeable = False  # shared by every evaluation of the frame
-        groups = (unique, group, index)
-    result.attrs = {ATTRS_KEY: MergeRecord(record, groups)}
-    return result
+    return Joined(
+        ids=ids,
+        group=group,
+        index=index,
+        row=row,
+        judgment=judgment,
+        added_judgment=missing_judgment,
+        added=added,
+        labels=labels,
+        overlap=overlap,
+        stacked=grouping,
+    )
 
 
 def _as_ids(frame: pd.DataFrame, name: str) -> pd.Series:
@@ -637,9 +752,14 @@ def _id_kind(ids: pd.Series) -> str:
     return "other"
 
 
-def _matchable(run_ids: pd.Series, qrels_ids: pd.Series, role: str) -> bool:
-    """Refuse ids that could never match; True when the dtypes differ but the values can."""
-    run_kind, qrels_kind = _id_kind(run_ids), _id_kind(qrels_ids)
+def _matchable(
+    run_ids: pd.Series, qrels_ids: pd.Series, role: str, run_kind: str | None = None
+) -> bool:
+    """Refuse ids that could never match; True when the dtypes differ but the values can.
+
+    ``run_kind``: the kind of the run's ids when already known.
+    """
+    run_kind, qrels_kind = run_kind or _id_kind(run_ids), _id_kind(qrels_ids)
     if "other" not in (run_kind, qrels_kind) and run_kind != qrels_kind:
         msg = (
             f"{role} ids are {run_kind}s ({run_ids.dtype}) in the run but {qrels_kind}s "

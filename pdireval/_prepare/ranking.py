@@ -24,6 +24,7 @@ from pdireval._prepare.ranked import Ranked
 from pdireval._prepare.take import take
 
 __all__ = [
+    "Matched",
     "Prepared",
     "check_no_nulls",
     "check_no_nulls_in",
@@ -71,10 +72,37 @@ class Prepared:
         return pd.DataFrame(block, index=index, columns=pd.Index(list(values), name="metric"))
 
 
-def prepare(frame: pd.DataFrame, columns: ResolvedColumns, options: Evaluation) -> Prepared:
-    """Validate ``frame`` and build the :class:`Ranked` arrays of one evaluating call."""
+@dataclass(frozen=True)
+class Matched:
+    """A run's judgments, found by matching it against qrels (no merged frame built).
+
+    ``group`` and ``judged`` have one entry per run row (``judged``: the row has a
+    labelled judgment, ``judged_label`` holds those labels in row order); the judged
+    documents no run retrieved are ``added_group`` and ``added_label``. The ids were
+    checked for missing values and duplicates while matching.
+    """
+
+    ids: dict[str, pd.Series]
+    group: IntArray
+    index: pd.Index
+    judged: np.ndarray
+    judged_label: FloatArray
+    added_group: IntArray
+    added_label: FloatArray
+
+
+def prepare(
+    frame: pd.DataFrame,
+    columns: ResolvedColumns,
+    options: Evaluation,
+    matched: Matched | None = None,
+) -> Prepared:
+    """Validate ``frame`` and build the :class:`Ranked` arrays of one evaluating call.
+
+    With ``matched``, ``frame`` is a run without labels and ``matched`` its judgments.
+    """
     validate = options.validate
-    columns.require(frame, "query", "doc", "rel")
+    columns.require(frame, "query", "doc", *(() if matched else ("rel",)))
     if columns.rank is None and columns.score is None:
         msg = (
             f"neither a 'rank' nor a 'score' column found (columns: {list(frame.columns)}); "
@@ -82,9 +110,15 @@ def prepare(frame: pd.DataFrame, columns: ResolvedColumns, options: Evaluation) 
         )
         raise SchemaError(msg)
 
-    ids, group, index, checked = _checked_groups(frame, columns)
+    if matched is None:
+        ids, group, index, checked = _checked_groups(frame, columns)
+        judged, judged_label = _judged_labels(frame[columns.rel], columns.name("rel"), validate)
+        added_group, added_label = group[:0], judged_label[:0]
+    else:
+        ids, group, index, checked = matched.ids, matched.group, matched.index, True
+        judged, judged_label = matched.judged, matched.judged_label
+        added_group, added_label = matched.added_group, matched.added_label
     n_groups = len(index)
-    judged, judged_label = _judged_labels(frame[columns.rel], columns.name("rel"), validate)
     judged_rows = np.flatnonzero(judged)
 
     order_key, descending = _ranking(frame, columns, validate)
@@ -92,9 +126,10 @@ def prepare(frame: pd.DataFrame, columns: ResolvedColumns, options: Evaluation) 
     if validate and not np.all(retrieved | judged):
         bad = np.flatnonzero(~(retrieved | judged))
         ranked_by = columns.rank if columns.rank is not None else columns.score
+        judged_by = "no judgment in the qrels" if matched else f"{columns.rel!r} missing"
         msg = (
             f"{len(bad)} row(s) are neither retrieved ({ranked_by!r} missing) nor judged "
-            f"({columns.rel!r} missing), e.g. row {frame.index[bad[0]]!r}; drop them "
+            f"({judged_by}), e.g. row {frame.index[bad[0]]!r}; drop them "
             "or fill the missing value"
         )
         raise SchemaError(msg)
@@ -153,17 +188,17 @@ def prepare(frame: pd.DataFrame, columns: ResolvedColumns, options: Evaluation) 
         group=judged_ret_group[in_rank_order],
         position=position[in_rank_order],
         label=ret_judged_label[in_rank_order],
-        judged_group=group[judged_rows],
-        judged_label=judged_label,
+        judged_group=np.concatenate([group[judged_rows], added_group]),
+        judged_label=np.concatenate([judged_label, added_label]),
         known=(
             np.zeros(len(in_rank_order), dtype=bool)  # no per-row work without the column
             if known_flag is None
             else known_flag[retrieved_rows][judged_ret][in_rank_order]
         ),
         judged_known=(
-            np.zeros(len(judged_rows), dtype=bool)
+            np.zeros(len(judged_rows) + len(added_group), dtype=bool)
             if known_flag is None
-            else known_flag[judged_rows]
+            else np.r_[known_flag[judged_rows], np.zeros(len(added_group), dtype=bool)]
         ),
         tie_first=tie_first[in_rank_order],
         tie_size=tie_size[in_rank_order],
