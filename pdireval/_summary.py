@@ -206,9 +206,17 @@ def efficiency_table(latency: pd.Series) -> pd.DataFrame:
                 float(np.median(seconds)),
                 float(np.quantile(seconds, 0.95)),
                 float(np.quantile(seconds, 0.99)),
-                len(seconds) / total if total > 0 else np.nan,
+                _per_second(len(seconds), total),
                 1000.0 * mean,
             ]
         )
     table = pd.DataFrame(rows, index=index, columns=list(EFFICIENCY), dtype=np.float64)
     return table.astype({"queries": np.int64})
+
+
+def _per_second(count: int, seconds: float) -> float:
+    """``count`` per second (NaN without time; inf when the time is too small to divide by)."""
+    if not seconds > 0:
+        return np.nan
+    with np.errstate(over="ignore"):
+        return float(np.float64(count) / np.float64(seconds))

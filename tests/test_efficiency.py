@@ -104,3 +104,22 @@ def test_tradeoff_marks_the_pareto_front() -> None:
     np.testing.assert_allclose(front.get_xdata(), [1000 * (0.02 + 0.0245), 1000 * (0.2 + 0.0245)])
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["medium", "strong", "weak"]
     matplotlib.pyplot.close("all")
+
+
+def test_a_time_too_small_to_divide_by_gives_infinite_throughput_without_a_warning() -> None:
+    frame = pd.DataFrame(
+        {
+            "query": ["q1", "q2"],
+            "doc": ["a", "a"],
+            "rank": [1, 1],
+            "rel": [1, 0],
+            "time": [5e-324, 0.0],
+        }
+    )
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        stats = pdireval.efficiency(frame)
+    assert np.isinf(stats["qps"].iloc[0])
+    assert stats["latency_mean"].iloc[0] == pytest.approx(2.5e-324, abs=5e-324)

@@ -200,3 +200,28 @@ def test_the_dask_backend_refuses_qrels() -> None:
     run, qrels = _split(_frame())
     with pytest.raises(MetricError, match="merge_qrels"):
         pdireval.dask.evaluate(dd.from_pandas(run, npartitions=2), "AP", qrels=qrels)
+
+
+@pytest.mark.parametrize("with_runs", [False, True])
+@pytest.mark.parametrize("dtype", ["object", "str", "category", "python"])
+def test_ids_in_blocks_read_as_they_are_give_the_merged_numbers(dtype: str, with_runs: bool):
+    """Python-string ids in query blocks are read without a converted copy (the first row
+    of each block stands for the rest): same numbers and the same index as merged."""
+    rng = np.random.default_rng(7)
+    queries = np.repeat([f"q{i}" for i in range(12)], 40)
+    run = pd.DataFrame(
+        {
+            "query": queries,
+            "doc": [f"d{i}" for i in rng.integers(0, 10**6, len(queries))],
+            "score": rng.integers(0, 5, len(queries)).astype(float),
+        }
+    ).drop_duplicates(["query", "doc"])
+    if with_runs:
+        run = pd.concat([run.assign(run="A"), run.assign(run="B").iloc[::2]])
+    judged = run.sample(60, random_state=1)[["query", "doc"]].drop_duplicates()
+    extra = pd.DataFrame({"query": ["q0", "q99"], "doc": ["new", "new"]})
+    qrels = pd.concat([judged, extra]).assign(rel=lambda f: rng.integers(-1, 3, len(f)))
+    as_dtype = pd.StringDtype("python") if dtype == "python" else dtype
+    run = run.astype({"query": as_dtype, "doc": as_dtype}).reset_index(drop=True)
+    expected = pdireval.evaluate(pdireval.merge_qrels(run, qrels), METRICS)
+    pd.testing.assert_frame_equal(pdireval.evaluate(run, METRICS, qrels=qrels), expected)

@@ -82,6 +82,32 @@ def id_keys(ids: pd.Series) -> np.ndarray | None:
     return _string_keys(chunked)
 
 
+def python_string_blocks(ids: pd.Series) -> np.ndarray | None:
+    """The first row of each block of equal ids, when the ids are Python strings (object
+    or Python-backed string dtype), none missing, that come in few blocks; else None.
+
+    Such ids need not be converted whole: the first row of each block stands for the
+    rest (equal ids, so equal strings).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> python_string_blocks(pd.Series(["q1"] * 10 + ["q2"] * 10, dtype=object)).tolist()
+    [0, 10]
+    >>> python_string_blocks(pd.Series(["q1"] * 10 + [None] * 10, dtype=object)) is None
+    True
+    """
+    dtype = ids.dtype
+    python_strings = isinstance(dtype, pd.StringDtype) and dtype.storage == "python"
+    if dtype != np.dtype(object) and not python_strings:
+        return None
+    values = ids.to_numpy(dtype=object)
+    firsts = _block_firsts(values)
+    if firsts is None or pd.api.types.infer_dtype(values[firsts], skipna=False) != "string":
+        return None
+    return firsts
+
+
 def python_string_keys(ids: pd.Series) -> np.ndarray | None:
     """Keys of Python-string ids (object or Python-backed string dtype), as
     :func:`id_keys` gives them, without a converted copy of the column: each block of

@@ -25,9 +25,11 @@ from pdireval._prepare.keys import (
     arrow_strings,
     category_keys,
     id_keys,
+    python_string_blocks,
     python_string_keys,
     search_scattered,
     spread,
+    string_dtype,
 )
 from pdireval._prepare.ranking import (
     Matched,
@@ -311,23 +313,26 @@ def join_resolved(
     # evaluating the result, then reads their bytes instead of Python objects.
     # Without a merged frame, Python-string doc ids keep their dtype: their keys are
     # hashed a block of rows at a time, and no converted copy of them is held.
-    doc_keys = None if keep_ids else python_string_keys(run[run_cols.name("doc")])
+    # So are Python-string query ids that come in blocks: the first row of each block
+    # stands for the rest.
+    query_name, doc_name = run_cols.name("query"), run_cols.name("doc")
+    doc_keys = None if keep_ids else python_string_keys(run[doc_name])
+    blocks = None if keep_ids else python_string_blocks(run[query_name])
     ids = {
-        role: run[name] if role == "doc" and doc_keys is not None else _as_ids(run, name)
-        for role in ("query", "doc")
-        if (name := run_cols.name(role))
+        "query": _as_ids(run, query_name) if blocks is None else run[query_name],
+        "doc": _as_ids(run, doc_name) if doc_keys is None else run[doc_name],
     }
     if run_cols.run is not None:
         ids["run"] = _as_ids(run, run_cols.run)
     q_query = _as_ids(qrels, qrels_cols.name("query"))
     q_doc = _as_ids(qrels, qrels_cols.name("doc"))
-    check_no_nulls_in(  # Python strings with keys are all strings: none is missing
-        {role: v for role, v in ids.items() if role != "doc" or doc_keys is None}, run_cols
-    )
+    as_they_are = {"query": blocks is not None, "doc": doc_keys is not None}
+    # Python strings read as they are were found to be all strings: none is missing.
+    check_no_nulls_in({r: v for r, v in ids.items() if not as_they_are.get(r)}, run_cols)
     check_no_nulls_in({"query": q_query, "doc": q_doc}, qrels_cols)
     convert = [
-        _matchable(ids["query"], q_query, "query"),
-        _matchable(ids["doc"], q_doc, "doc", "string" if doc_keys is not None else None),
+        _matchable(ids[role], q, role, "string" if as_they_are[role] else None)
+        for role, q in (("query", q_query), ("doc", q_doc))
     ]
 
     labels = labels_of(qrels[rel_name], rel_name)
@@ -360,6 +365,8 @@ def join_resolved(
         if role in ids and (name := run_cols.name(role)) is not None
     }
     group, index = group_codes(pd.DataFrame(grouping, copy=False), run_cols)
+    if blocks is not None:  # the result's ids as a merged frame's: Arrow strings
+        index = _with_string_level(index, query_name)
     overlap = _query_overlap(group, index, len(run), row, run_cols.name("query"), q_query)
     if check_overlap and len(run):
         _refuse_no_overlap(overlap, (ids["query"], ids["doc"]), (q_query, q_doc), row)
@@ -380,6 +387,14 @@ def join_resolved(
         overlap=overlap,
         stacked=grouping,
     )
+
+
+def _with_string_level(index: pd.Index, name: str) -> pd.Index:
+    """``index`` with its level ``name`` (or itself) in the Arrow-backed string dtype."""
+    if isinstance(index, pd.MultiIndex):
+        level = index.names.index(name)
+        return index.set_levels(index.levels[level].astype(string_dtype()), level=level)
+    return index.astype(string_dtype())
 
 
 def _as_ids(frame: pd.DataFrame, name: str) -> pd.Series:
@@ -437,6 +452,9 @@ def _appended(column: pd.Series, extra: Any) -> Any:
     values = column.array
     if isinstance(extra, pd.api.extensions.ExtensionArray) and extra.dtype == column.dtype:
         return type(values)._concat_same_type([values, extra])  # no Series on the way
+    if column.dtype == object:  # objects stay objects (pandas 3 would infer strings)
+        stacked = np.concatenate([column.to_numpy(), np.asarray(extra, dtype=object)])
+        return pd.Series(stacked, dtype=object, copy=False)
     added = pd.Series(extra)
     if added.dtype != column.dtype and column.dtype != object:
         added = added.astype(column.dtype)
