@@ -82,6 +82,17 @@ def id_keys(ids: pd.Series) -> np.ndarray | None:
     return _string_keys(chunked)
 
 
+def _python_objects(ids: pd.Series) -> np.ndarray | None:
+    """The ids as an array of Python objects, when their dtype holds Python objects
+    (object, or Python-backed strings); else None.
+    """
+    dtype = ids.dtype
+    python_strings = isinstance(dtype, pd.StringDtype) and dtype.storage == "python"
+    if dtype != np.dtype(object) and not python_strings:
+        return None
+    return ids.to_numpy(dtype=object)
+
+
 def python_string_blocks(ids: pd.Series) -> np.ndarray | None:
     """The first row of each block of equal ids, when the ids are Python strings (object
     or Python-backed string dtype), none missing, that come in few blocks; else None.
@@ -97,11 +108,9 @@ def python_string_blocks(ids: pd.Series) -> np.ndarray | None:
     >>> python_string_blocks(pd.Series(["q1"] * 10 + [None] * 10, dtype=object)) is None
     True
     """
-    dtype = ids.dtype
-    python_strings = isinstance(dtype, pd.StringDtype) and dtype.storage == "python"
-    if dtype != np.dtype(object) and not python_strings:
+    values = _python_objects(ids)
+    if values is None:
         return None
-    values = ids.to_numpy(dtype=object)
     firsts = _block_firsts(values)
     if firsts is None or pd.api.types.infer_dtype(values[firsts], skipna=False) != "string":
         return None
@@ -124,13 +133,11 @@ def python_string_keys(ids: pd.Series) -> np.ndarray | None:
     >>> python_string_keys(pd.Series(["d1", None], dtype=object)) is None
     True
     """
-    dtype = ids.dtype
-    python_strings = isinstance(dtype, pd.StringDtype) and dtype.storage == "python"
-    if dtype != np.dtype(object) and not python_strings:
+    values = _python_objects(ids)
+    if values is None:
         return None
     import pyarrow as pa
 
-    values = ids.to_numpy(dtype=object)
     keys = np.empty(len(values), dtype=np.uint64)
     for begin in range(0, len(values), _CONVERTED_ROWS):
         part = values[begin : begin + _CONVERTED_ROWS]
@@ -199,13 +206,11 @@ def arrow_strings(ids: pd.Series) -> pd.Series | None:
     >>> arrow_strings(pd.Series(["q1", 2], dtype=object)) is None
     True
     """
-    dtype = ids.dtype
-    python_strings = isinstance(dtype, pd.StringDtype) and dtype.storage == "python"
-    if dtype != np.dtype(object) and not python_strings:
+    values = _python_objects(ids)
+    if values is None:
         return None
     import pyarrow as pa
 
-    values = ids.to_numpy(dtype=object)
     firsts = _block_firsts(values)
     sample = values if firsts is None else values[firsts]
     if pd.api.types.infer_dtype(sample, skipna=True) not in ("string", "empty"):
