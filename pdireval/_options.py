@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval._errors import MetricError
-from pdireval.typing import Baseline, Correction, QueryPolicy, Test, TiePolicy
+from pdireval.typing import Baseline, ColumnsLike, Correction, QueryPolicy, Test, TiePolicy
 
 __all__ = ["Evaluation", "Qrels", "Significance", "split_options"]
 
@@ -56,13 +56,16 @@ class Qrels:
     """Judgments given next to a run (``qrels=``): the frame and its column roles."""
 
     frame: pd.DataFrame
-    columns: Any = None
+    columns: ColumnsLike = None
 
 
 def _qrels(frame: Any, columns: Any) -> Qrels | None:
     if frame is None:
         if columns is not None:
-            msg = "qrels_columns= names the columns of qrels=, which was not given"
+            msg = (
+                "qrels_columns= names the columns of qrels=, which was not given; pass the "
+                "judgments as qrels=..., or leave qrels_columns= out"
+            )
             raise MetricError(msg)
         return None
     if not isinstance(frame, pd.DataFrame):

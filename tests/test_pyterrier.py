@@ -105,3 +105,20 @@ def test_internal_docid_instead_of_docno_is_refused() -> None:
     res, qrels = _pyterrier_frames(3)
     with pytest.raises(SchemaError, match="doc ids"):
         pdireval.merge_qrels(res, qrels, columns={"query": "qid", "doc": "docid"})
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_qrels_given_next_to_pyterrier_results_give_ir_measures_numbers(seed: int) -> None:
+    """The same documented roles with the qrels as a second frame: the same numbers, and
+    the naive call is refused with the same fix."""
+    res, qrels = _pyterrier_frames(seed)
+    ours = pdireval.evaluate(
+        res, MEASURES, qrels=qrels, columns=ColumnMap.pyterrier(), queries="retrieved"
+    )
+    theirs = _ir_measures(res, qrels)
+    assert ours.index.name == "qid"
+    np.testing.assert_allclose(
+        ours.loc[theirs.index].to_numpy(), theirs.to_numpy(), rtol=0, atol=1e-9
+    )
+    with pytest.raises(SchemaError, match=r"ColumnMap\.pyterrier\(\)"):
+        pdireval.evaluate(res, MEASURES, qrels=qrels)

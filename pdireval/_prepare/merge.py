@@ -274,7 +274,7 @@ class Joined:
         judged[self.row[labelled]] = True
         order = np.argsort(self.row[labelled], kind="stable")  # labels in run row order
         return Matched(
-            ids=self.ids,
+            docs=self.ids["doc"],
             group=self.group[:n_run],
             index=self.index,
             judged=judged,

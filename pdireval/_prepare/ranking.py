@@ -78,11 +78,11 @@ class Matched:
 
     ``group`` and ``judged`` have one entry per run row (``judged``: the row has a
     labelled judgment, ``judged_label`` holds those labels in row order); the judged
-    documents no run retrieved are ``added_group`` and ``added_label``. The ids were
-    checked for missing values and duplicates while matching.
+    documents no run retrieved are ``added_group`` and ``added_label``; ``docs`` are the
+    run's doc ids. The ids were checked for missing values and duplicates while matching.
     """
 
-    ids: dict[str, pd.Series]
+    docs: pd.Series
     group: IntArray
     index: pd.Index
     judged: np.ndarray
@@ -112,10 +112,11 @@ def prepare(
 
     if matched is None:
         ids, group, index, checked = _checked_groups(frame, columns)
+        doc_column = ids["doc"]
         judged, judged_label = _judged_labels(frame[columns.rel], columns.name("rel"), validate)
         added_group, added_label = group[:0], judged_label[:0]
     else:
-        ids, group, index, checked = matched.ids, matched.group, matched.index, True
+        doc_column, group, index, checked = matched.docs, matched.group, matched.index, True
         judged, judged_label = matched.judged, matched.judged_label
         added_group, added_label = matched.added_group, matched.added_label
     n_groups = len(index)
@@ -137,7 +138,6 @@ def prepare(
     retrieved_rows = _as_range(retrieved)
     ret_group = group[retrieved_rows]
     judged_ret = np.flatnonzero(judged[retrieved_rows])
-    doc_column = ids["doc"]
 
     def frame_rows(rows: IntArray) -> IntArray:
         if isinstance(retrieved_rows, slice):
