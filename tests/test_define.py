@@ -139,3 +139,29 @@ def test_names_are_checked() -> None:
         assert define("Twice", _precision, cutoff="required", replace=True) is not family
     finally:
         REGISTRY.pop("Twice", None)
+
+
+def test_a_name_read_before_follows_the_registry() -> None:
+    """Names are read once and remembered; declaring, replacing or removing a metric
+    changes what a name stands for at once.
+    """
+    with pytest.raises(MetricError, match="unknown metric"):
+        pdireval.parse_metric("Later@3")
+    first = define("Later", _precision, cutoff="required")
+    try:
+        assert pdireval.parse_metric("Later@3").family is first
+        second = define("Later", _precision, cutoff="required", replace=True)
+        assert pdireval.parse_metric("Later@3").family is second
+    finally:
+        REGISTRY.pop("Later", None)
+    with pytest.raises(MetricError, match="unknown metric"):
+        pdireval.parse_metric("Later@3")
+
+
+def test_result_columns_are_not_shared_between_calls() -> None:
+    frame = pdireval.datasets.toy()
+    first = pdireval.evaluate(frame, ["AP", "P@2"])
+    first.columns.name = "changed"
+    second = pdireval.evaluate(frame, ["AP", "P@2"])
+    assert second.columns.name == "metric"
+    assert second.columns is not first.columns

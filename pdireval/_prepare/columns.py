@@ -154,8 +154,11 @@ class ColumnMap:
     def resolve(self, frame: pd.DataFrame) -> ResolvedColumns:
         """Find the column of each role in ``frame``; raise :class:`SchemaError` when unclear."""
         check_frame(frame)
-        duplicated = sorted({str(c) for c in frame.columns[frame.columns.duplicated()]})
-        present = set(frame.columns)
+        labels = frame.columns
+        duplicated = (
+            [] if labels.is_unique else sorted({str(c) for c in labels[labels.duplicated()]})
+        )
+        present = set(labels)
         recorded = _recorded_roles(frame)
         found: dict[str, str | None] = {}
         for field in fields(self):

@@ -69,7 +69,23 @@ class Prepared:
         block = np.empty((len(index), len(values)), dtype=np.float64)  # one block: fast
         for at, column in enumerate(values.values()):
             block[:, at] = column
-        return pd.DataFrame(block, index=index, columns=pd.Index(list(values), name="metric"))
+        return pd.DataFrame(block, index=index, columns=_metric_labels(tuple(values)))
+
+
+_LABELS: dict[tuple[str, ...], pd.Index] = {}
+
+
+def _metric_labels(labels: tuple[str, ...]) -> pd.Index:
+    """The columns of a result: a new Index each time (a name set on one stays there),
+    copied from one built once per set of labels (building an Index of strings costs
+    tens of microseconds, a noticeable part of a call on a small frame).
+    """
+    cached = _LABELS.get(labels)
+    if cached is None:
+        if len(_LABELS) >= 256:
+            _LABELS.clear()
+        cached = _LABELS[labels] = pd.Index(list(labels), name="metric")
+    return cached.copy()
 
 
 @dataclass(frozen=True)
@@ -360,6 +376,12 @@ def _narrow(codes: np.ndarray) -> IntArray:
     return codes.astype(np.int32 if small else np.int64, copy=False)
 
 
+#: Below this many rows, ids other than Python objects are hashed whole: reading the
+#: first row of each block has a fixed cost (about 0.2 ms) that hashing only saves on
+#: longer columns.
+_BLOCKS_FROM_ROWS = 20_000
+
+
 def _factorize_sorted(values: pd.Series) -> tuple[IntArray, pd.Index]:
     """Codes and sorted unique ids; reads only the first row of each block when ids come grouped."""
     n = len(values)
@@ -367,7 +389,8 @@ def _factorize_sorted(values: pd.Series) -> tuple[IntArray, pd.Index]:
         starts = np.flatnonzero(np.r_[True, adjacent_differs(values)])
         if len(starts) == 1 and not pd.isna(values.iloc[0]):  # one id: nothing to hash
             return np.zeros(n, dtype=np.int32), pd.Index(values.array[:1], dtype=values.dtype)
-        if len(starts) * 8 <= n:
+        worth_it = n >= _BLOCKS_FROM_ROWS or values.dtype == object
+        if worth_it and len(starts) * 8 <= n:
             block_codes, uniques = _factorize(take(values, starts))
             codes = np.repeat(_narrow(block_codes), np.diff(np.r_[starts, n]))
             return codes, uniques

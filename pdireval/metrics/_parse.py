@@ -23,6 +23,8 @@ _SUFFIXED = re.compile(r"^(?P<base>.+?)[_.](?P<k>\d+(?:\.\d+)?)$")
 
 
 _SPELLINGS: dict[tuple[int, ...], dict[str, tuple[Family, dict[str, Any]]]] = {}
+_PARSED: dict[str, Metric] = {}  # names read before, under the registry _SPELLINGS holds
+_PARSED_KEPT = 4096
 
 
 def _names() -> dict[str, tuple[Family, dict[str, Any]]]:
@@ -31,6 +33,7 @@ def _names() -> dict[str, tuple[Family, dict[str, Any]]]:
     table = _SPELLINGS.get(registered)
     if table is None:
         _SPELLINGS.clear()
+        _PARSED.clear()
         table = _SPELLINGS[registered] = _spellings()
     return table
 
@@ -123,13 +126,25 @@ def parse_metric(spec: MetricLike) -> Metric:
     if not isinstance(spec, str):
         msg = f"a metric is a name like 'nDCG@10' or an object like P @ 10, got {spec!r}"
         raise MetricError(msg)
+    names = _names()  # first: a changed registry forgets the names read before
+    parsed = _PARSED.get(spec)
+    if parsed is None:
+        parsed = _parse_name(spec, names)
+        if len(_PARSED) >= _PARSED_KEPT:
+            _PARSED.clear()
+        _PARSED[spec] = parsed
+    return parsed
+
+
+def _parse_name(spec: str, names: dict[str, tuple[Family, dict[str, Any]]]) -> Metric:
+    """The metric a name stands for (see :func:`parse_metric`)."""
     match = _GRAMMAR.match(spec)
     if match is None:
         hint = _did_you_mean(spec)
         msg = f"cannot read metric {spec!r}; write Name, Name@k or Name(param=value)@k{hint}"
         raise MetricError(msg)
     name, k_text = match["name"], match["k"]
-    family, preset = _names().get(name.lower(), (None, {}))
+    family, preset = names.get(name.lower(), (None, {}))
     if family is None:
         suffixed = _SUFFIXED.match(name)
         family = _suffix_names().get(suffixed["base"].lower()) if suffixed else None
