@@ -70,3 +70,34 @@ def test_matches_pandas_on_sliced_and_other_dtypes(rows, data) -> None:
         np.testing.assert_array_equal(found, _expected(sliced_group, variant))
     numbers = pd.Series([len(doc) * 7 - 3 for _, doc in rows], dtype="int64")
     np.testing.assert_array_equal(repeated_rows(group, numbers), _expected(group, numbers))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(0, 2**64 - 1), max_size=300),
+    st.lists(st.integers(0, 40), max_size=20),
+    st.integers(0, 2**31 - 1),
+)
+def test_repeat_check_on_keys_matches_a_set(values, repeats, stale: int) -> None:
+    """Keys sharing a slot, keys repeated, and scratch space left by an earlier check."""
+    keys = np.array(values + [values[i % len(values)] for i in repeats if values], np.uint64)
+    table = np.full(_duplicates._slots(len(keys) + 1), stale % max(len(keys), 1), np.int32)
+    expected = len(set(keys.tolist())) < len(keys)
+    assert _duplicates._has_repeat(keys, table) is expected
+    assert _duplicates._has_repeat(keys, table) is expected  # the table as the first call left it
+    assert _duplicates._has_repeat(keys) is expected
+
+
+@pytest.mark.parametrize("repeat_at", [None, 0, 70_001, 199_999])
+def test_windows_of_a_run_in_run_order_find_one_repeated_doc(repeat_at) -> None:
+    """200,000 rows in blocks of 100 per query: checked window by window."""
+    rng = np.random.default_rng(7)
+    group = np.repeat(np.arange(2_000, dtype=np.int32), 100)
+    docs = rng.permutation(np.arange(200_000) * 7919 % 1_000_003)
+    if repeat_at is not None:
+        row = repeat_at - repeat_at % 100 + (1 if repeat_at % 100 == 0 else 0)
+        docs[row] = docs[row - 1] if row % 100 else docs[row + 1]
+    found = repeated_rows(group, pd.Series(docs.astype(str), dtype="str"))
+    expected = _expected(group, pd.Series(docs))
+    np.testing.assert_array_equal(found, expected)
+    assert len(found) == (0 if repeat_at is None else 1)

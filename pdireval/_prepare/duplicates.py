@@ -2,11 +2,12 @@
 
 A plain ``DataFrame.duplicated`` on a 7M-row run hashes every doc id into a
 table of millions of entries (seconds). Here each row gets a 64-bit key mixing
-its group code with the doc id's key (:mod:`pdireval._prepare.keys`); the keys are
-sorted (numpy sorts 64-bit integers with SIMD instructions, several times faster
-than a hash table of them) and only rows whose keys collide are compared exactly.
-Where a group's rows are contiguous (a run in run order) the keys are sorted a
-window of groups at a time, in the CPU cache.
+its group code with the doc id's key (:mod:`pdireval._prepare.keys`), and only rows
+whose keys collide are compared exactly. Where a group's rows are contiguous (a run
+in run order) the keys are checked a window of groups at a time, in the CPU cache:
+each key goes to a slot of a table sixteen times larger, picked by a hash of it, and
+only the few keys sharing a slot are sorted. Keys of scattered groups are sorted
+all at once.
 """
 
 from __future__ import annotations
@@ -18,13 +19,15 @@ import numpy as np
 import pandas as pd
 
 from pdireval._prepare.columns import ResolvedColumns
-from pdireval._prepare.keys import arrow_strings, id_keys
+from pdireval._prepare.keys import arrow_strings, id_keys, spread
 from pdireval._prepare.take import take
 
 __all__ = ["fingerprint", "repeated_rows"]
 
 _MIX = np.uint64(0xBF58476D1CE4E5B9)
-_WINDOW = 1 << 16  # rows sorted at a time when groups are contiguous
+_WINDOW = 1 << 16  # rows checked at a time when groups are contiguous
+_SLOTS_PER_KEY = 16
+_LARGEST_SLOTTED = 1 << 18  # more keys than this are sorted instead
 
 
 def repeated_rows(
@@ -110,22 +113,58 @@ def _may_collide(keys: np.ndarray, group: np.ndarray) -> bool:
     length = np.diff(np.r_[starts, len(keys)])
     if int(length[split].sum()) * 2 > len(keys):
         return _has_repeat(keys)
+    table = np.empty(_slots(_WINDOW), dtype=np.int32)  # scratch space of every window
     if split.any():
         split_starts, split_length = starts[split], length[split]
         offset = np.repeat(split_starts - (np.cumsum(split_length) - split_length), split_length)
-        if _has_repeat(keys[offset + np.arange(len(offset))]):
+        if _has_repeat(keys[offset + np.arange(len(offset))], table):
             return True
     at = np.searchsorted(starts, np.arange(0, len(keys), _WINDOW), side="right") - 1
     bounds = starts[np.unique(at)].tolist()
     windows = zip(bounds, [*bounds[1:], len(keys)], strict=True)
-    return any(_has_repeat(keys[lo:hi]) for lo, hi in windows)
+    return any(_has_repeat(keys[lo:hi], table) for lo, hi in windows)
 
 
-def _has_repeat(keys: np.ndarray) -> bool:
-    """Whether a key occurs twice: one sort (numpy sorts 64-bit integers with SIMD
-    instructions, several times faster than a hash table of them), neighbours compared.
+def _slots(n_keys: int) -> int:
+    """Slots for ``n_keys`` keys: a power of two, about sixteen per key."""
+    return 1 << max(int(n_keys * _SLOTS_PER_KEY - 1).bit_length(), 1)
+
+
+def _has_repeat(keys: np.ndarray, table: np.ndarray | None = None) -> bool:
+    """Whether a key occurs twice.
+
+    Up to ``_LARGEST_SLOTTED`` keys, each is written to a slot of ``table`` (scratch
+    space, reused across calls; a new one when too small) picked by a hash of the
+    key, and only the keys whose slot another key took too are
+    sorted and compared: a few percent of them, where sorting all of them costs
+    several times more on CPUs for which numpy has no SIMD sort of 64-bit integers.
+    Larger sets of keys are sorted whole.
+
+    Examples
+    --------
+    >>> _has_repeat(np.array([3, 9, 2**40 + 3], dtype=np.uint64))
+    False
+    >>> _has_repeat(np.array([3, 9, 3], dtype=np.uint64))
+    True
     """
-    ordered = np.sort(keys)
+    n = len(keys)
+    if n < 2:
+        return False
+    if n > _LARGEST_SLOTTED:
+        ordered = np.sort(keys)
+        return bool(np.any(ordered[1:] == ordered[:-1]))
+    size = _slots(n)
+    if table is None or len(table) < size:
+        table = np.empty(size, dtype=np.int32)
+    slot = spread(keys, size.bit_length() - 1)
+    row = np.arange(n, dtype=np.int32)
+    table[slot] = row  # one row of each slot's keys stays there; which one does not matter
+    holder = table[slot]
+    shares = holder != row  # a row whose slot another row holds: both are compared
+    if not shares.any():
+        return False
+    rows = np.unique(np.concatenate([np.flatnonzero(shares), holder[shares]]))
+    ordered = np.sort(keys[rows])
     return bool(np.any(ordered[1:] == ordered[:-1]))
 
 
