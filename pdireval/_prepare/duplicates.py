@@ -160,11 +160,11 @@ def _has_repeat(keys: np.ndarray, table: np.ndarray | None = None) -> bool:
     row = np.arange(n, dtype=np.int32)
     table[slot] = row  # one row of each slot's keys stays there; which one does not matter
     holder = table[slot]
-    shares = holder != row  # a row whose slot another row holds: both are compared
-    if not shares.any():
+    compared = holder != row  # a row whose slot another row holds: both are compared
+    if not compared.any():
         return False
-    rows = np.unique(np.concatenate([np.flatnonzero(shares), holder[shares]]))
-    ordered = np.sort(keys[rows])
+    compared[holder[compared]] = True
+    ordered = np.sort(keys[compared])
     return bool(np.any(ordered[1:] == ordered[:-1]))
 
 
