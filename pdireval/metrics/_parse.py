@@ -126,7 +126,13 @@ def parse_metric(spec: MetricLike) -> Metric:
     if not isinstance(spec, str):
         msg = f"a metric is a name like 'nDCG@10' or an object like P @ 10, got {spec!r}"
         raise MetricError(msg)
-    names = _names()  # first: a changed registry forgets the names read before
+    return _remembered(spec, _names())
+
+
+def _remembered(spec: str, names: dict[str, tuple[Family, dict[str, Any]]]) -> Metric:
+    """The metric ``spec`` names, read once; ``names`` is :func:`_names` (called first:
+    a changed registry forgets the names read before).
+    """
     parsed = _PARSED.get(spec)
     if parsed is None:
         parsed = _parse_name(spec, names)
@@ -170,7 +176,10 @@ def parse_metrics(specs: MetricLike | Iterable[MetricLike]) -> list[Metric]:
             f"of them; got {type(specs).__name__} {specs!r}"
         )
         raise MetricError(msg)
-    metrics = [parse_metric(spec) for spec in specs]
+    names = _names()
+    metrics = [
+        _remembered(spec, names) if isinstance(spec, str) else parse_metric(spec) for spec in specs
+    ]
     if not metrics:
         msg = "no metric given; pass a name like 'AP' or a list such as ['AP', 'nDCG@10']"
         raise MetricError(msg)
