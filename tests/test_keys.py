@@ -131,3 +131,32 @@ def test_stable_argsort_orders_like_numpys_stable_sort(values, shape) -> None:
     if shape != "negative":
         unsigned = array.astype(np.uint64)
         np.testing.assert_array_equal(_keys.stable_argsort(unsigned), expected)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(ids, st.integers(1, 12)), min_size=1, max_size=25), st.booleans())
+def test_grouping_codes_match_a_sorted_factorize_read_whole_or_by_blocks(
+    blocks, by_blocks: bool
+) -> None:
+    """Ids in blocks (a run in run order), every id dtype: codes of the ids in sorted order
+    (NUL characters included), whether the column is hashed whole or block by block.
+    """
+    from pdireval._prepare import ranking
+
+    values = [value for value, count in blocks for _ in range(count)]
+    arrow = pd.Series(values, dtype=_keys.string_dtype())
+    variants = [arrow, arrow.astype(object), arrow.astype("category")]
+    variants.append(pd.Series([len(v) * 31 + v.count("a") for v in values], dtype="int64"))
+    threshold = 0 if by_blocks else ranking._BLOCKS_FROM_ROWS
+    for column in variants:
+        original = ranking._BLOCKS_FROM_ROWS
+        ranking._BLOCKS_FROM_ROWS = threshold
+        try:
+            codes, uniques = ranking._factorize_sorted(column)
+        finally:
+            ranking._BLOCKS_FROM_ROWS = original
+        plain = column.astype(object).tolist()  # compared in Python: every byte counts
+        expected_uniques = sorted(set(plain))
+        at = {value: code for code, value in enumerate(expected_uniques)}
+        np.testing.assert_array_equal(codes, [at[value] for value in plain])
+        assert list(uniques) == expected_uniques

@@ -29,7 +29,10 @@ __all__ = [
     "arrow_strings",
     "byte_order_keys",
     "category_keys",
+    "holds_python_objects",
     "id_keys",
+    "python_string_blocks",
+    "python_string_keys",
     "search_scattered",
     "spread",
     "stable_argsort",
@@ -82,15 +85,15 @@ def id_keys(ids: pd.Series) -> np.ndarray | None:
     return _string_keys(chunked)
 
 
-def _python_objects(ids: pd.Series) -> np.ndarray | None:
-    """The ids as an array of Python objects, when their dtype holds Python objects
-    (object, or Python-backed strings); else None.
-    """
-    dtype = ids.dtype
+def holds_python_objects(dtype: Any) -> bool:
+    """Whether a column of ``dtype`` holds Python objects (object, or Python-backed strings)."""
     python_strings = isinstance(dtype, pd.StringDtype) and dtype.storage == "python"
-    if dtype != np.dtype(object) and not python_strings:
-        return None
-    return ids.to_numpy(dtype=object)
+    return python_strings or dtype == np.dtype(object)
+
+
+def _python_objects(ids: pd.Series) -> np.ndarray | None:
+    """The ids as an array of Python objects, when their dtype holds Python objects; else None."""
+    return ids.to_numpy(dtype=object) if holds_python_objects(ids.dtype) else None
 
 
 def python_string_blocks(ids: pd.Series) -> np.ndarray | None:

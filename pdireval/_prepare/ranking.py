@@ -18,7 +18,7 @@ from pdireval._options import Evaluation
 from pdireval._prepare.blocks import adjacent_differs, scattered_start
 from pdireval._prepare.columns import ATTRS_KEY, ResolvedColumns
 from pdireval._prepare.duplicates import fingerprint, repeated_rows
-from pdireval._prepare.keys import arrow_strings, stable_argsort
+from pdireval._prepare.keys import arrow_strings, holds_python_objects, stable_argsort
 from pdireval._prepare.positions import TieBreak, judged_positions
 from pdireval._prepare.ranked import Ranked
 from pdireval._prepare.take import take
@@ -376,7 +376,7 @@ def _narrow(codes: np.ndarray) -> IntArray:
     return codes.astype(np.int32 if small else np.int64, copy=False)
 
 
-#: Below this many rows, ids other than Python objects are hashed whole: reading the
+#: Below this many rows, ids that are not Python objects are hashed whole: reading the
 #: first row of each block has a fixed cost (about 0.2 ms) that hashing only saves on
 #: longer columns.
 _BLOCKS_FROM_ROWS = 20_000
@@ -389,7 +389,7 @@ def _factorize_sorted(values: pd.Series) -> tuple[IntArray, pd.Index]:
         starts = np.flatnonzero(np.r_[True, adjacent_differs(values)])
         if len(starts) == 1 and not pd.isna(values.iloc[0]):  # one id: nothing to hash
             return np.zeros(n, dtype=np.int32), pd.Index(values.array[:1], dtype=values.dtype)
-        worth_it = n >= _BLOCKS_FROM_ROWS or values.dtype == object
+        worth_it = n >= _BLOCKS_FROM_ROWS or holds_python_objects(values.dtype)
         if worth_it and len(starts) * 8 <= n:
             block_codes, uniques = _factorize(take(values, starts))
             codes = np.repeat(_narrow(block_codes), np.diff(np.r_[starts, n]))
