@@ -83,9 +83,9 @@ def test_repeat_check_on_keys_matches_a_set(values, repeats, stale: int) -> None
     keys = np.array(values + [values[i % len(values)] for i in repeats if values], np.uint64)
     table = np.full(_duplicates._slots(len(keys) + 1), stale % max(len(keys), 1), np.int32)
     expected = len(set(keys.tolist())) < len(keys)
-    assert _duplicates._has_repeat(keys, table) is expected
-    assert _duplicates._has_repeat(keys, table) is expected  # the table as the first call left it
-    assert _duplicates._has_repeat(keys) is expected
+    assert _duplicates.has_repeat(keys, table) is expected
+    assert _duplicates.has_repeat(keys, table) is expected  # the table as the first call left it
+    assert _duplicates.has_repeat(keys) is expected
 
 
 @pytest.mark.parametrize("repeat_at", [None, 0, 70_001, 199_999])

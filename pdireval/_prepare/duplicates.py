@@ -6,8 +6,8 @@ its group code with the doc id's key (:mod:`pdireval._prepare.keys`), and only r
 whose keys collide are compared exactly. Where a group's rows are contiguous (a run
 in run order) the keys are checked a window of groups at a time, in the CPU cache:
 each key goes to a slot of a table sixteen times larger, picked by a hash of it, and
-only the few keys sharing a slot are sorted. Keys of scattered groups are sorted
-all at once.
+only the few keys sharing a slot are sorted. Keys of scattered groups are checked all
+at once, through a few rounds of larger tables first.
 """
 
 from __future__ import annotations
@@ -22,12 +22,13 @@ from pdireval._prepare.columns import ResolvedColumns
 from pdireval._prepare.keys import arrow_strings, id_keys, spread
 from pdireval._prepare.take import take
 
-__all__ = ["fingerprint", "repeated_rows"]
+__all__ = ["fingerprint", "has_repeat", "repeated_rows"]
 
 _MIX = np.uint64(0xBF58476D1CE4E5B9)
 _WINDOW = 1 << 16  # rows checked at a time when groups are contiguous
 _SLOTS_PER_KEY = 16
-_LARGEST_SLOTTED = 1 << 18  # more keys than this are sorted instead
+_LARGEST_SLOTTED = 1 << 18  # more keys than this first go through rounds of larger tables
+_LARGEST_ROUND_BITS = 24  # slots of such a round: four to eight per key, at most 2**25
 
 
 def repeated_rows(
@@ -104,7 +105,7 @@ def _may_collide(keys: np.ndarray, group: np.ndarray) -> bool:
     new_block[0] = True
     np.not_equal(group[1:], group[:-1], out=new_block[1:])
     if np.count_nonzero(new_block) * 4 > len(keys):  # small or scattered groups
-        return _has_repeat(keys)
+        return has_repeat(keys)
     starts = np.flatnonzero(new_block)
     if group.dtype == np.uint64:  # group keys rather than codes
         group = pd.factorize(group)[0]
@@ -112,17 +113,17 @@ def _may_collide(keys: np.ndarray, group: np.ndarray) -> bool:
     split = blocks_of_group[group[starts]] > 1
     length = np.diff(np.r_[starts, len(keys)])
     if int(length[split].sum()) * 2 > len(keys):
-        return _has_repeat(keys)
+        return has_repeat(keys)
     table = np.empty(_slots(_WINDOW), dtype=np.int32)  # scratch space of every window
     if split.any():
         split_starts, split_length = starts[split], length[split]
         offset = np.repeat(split_starts - (np.cumsum(split_length) - split_length), split_length)
-        if _has_repeat(keys[offset + np.arange(len(offset))], table):
+        if has_repeat(keys[offset + np.arange(len(offset))], table):
             return True
     at = np.searchsorted(starts, np.arange(0, len(keys), _WINDOW), side="right") - 1
     bounds = starts[np.unique(at)].tolist()
     windows = zip(bounds, [*bounds[1:], len(keys)], strict=True)
-    return any(_has_repeat(keys[lo:hi], table) for lo, hi in windows)
+    return any(has_repeat(keys[lo:hi], table) for lo, hi in windows)
 
 
 def _slots(n_keys: int) -> int:
@@ -130,42 +131,85 @@ def _slots(n_keys: int) -> int:
     return 1 << max(int(n_keys * _SLOTS_PER_KEY - 1).bit_length(), 1)
 
 
-def _has_repeat(keys: np.ndarray, table: np.ndarray | None = None) -> bool:
+def has_repeat(keys: np.ndarray, table: np.ndarray | None = None) -> bool:
     """Whether a key occurs twice.
 
-    Up to ``_LARGEST_SLOTTED`` keys, each is written to a slot of ``table`` (scratch
-    space, reused across calls; a new one when too small) picked by a hash of the
-    key, and only the keys whose slot another key took too are
-    sorted and compared: a few percent of them, where sorting all of them costs
-    several times more on CPUs for which numpy has no SIMD sort of 64-bit integers.
-    Larger sets of keys are sorted whole.
+    Each key is written to a slot of ``table`` (scratch space, reused across calls; a
+    new one when too small) picked by a hash of the key, and compared with the key that
+    kept the slot. Only the keys that share a slot with a different key (bar the one
+    kept) go on. Up to ``_LARGEST_SLOTTED`` keys, with sixteen slots per key, the few
+    left are sorted and compared. More keys first pass through rounds of four to eight
+    slots per key (at most 2**25 slots), another hash each round, each leaving about a
+    tenth of them.
+    Sorting every key costs several times more on CPUs for which numpy has no SIMD sort
+    of 64-bit integers.
 
     Examples
     --------
-    >>> _has_repeat(np.array([3, 9, 2**40 + 3], dtype=np.uint64))
+    >>> has_repeat(np.array([3, 9, 2**40 + 3], dtype=np.uint64))
     False
-    >>> _has_repeat(np.array([3, 9, 3], dtype=np.uint64))
+    >>> has_repeat(np.array([3, 9, 3], dtype=np.uint64))
     True
     """
+    for multiplier in _ROUND_MULTIPLIERS:
+        if len(keys) <= _LARGEST_SLOTTED:
+            break
+        size = 1 << min(int(4 * len(keys) - 1).bit_length(), _LARGEST_ROUND_BITS)
+        if table is None or len(table) < size:
+            table = np.empty(size, dtype=np.int32)  # kept for the later rounds
+        shared = _sharing_a_slot(keys, _round_slots(keys, size, multiplier), size, table)
+        if shared is None:
+            return True
+        keys = keys[shared]
     n = len(keys)
     if n < 2:
         return False
-    if n > _LARGEST_SLOTTED:
+    if n > _LARGEST_SLOTTED:  # pragma: no cover - keys hashing alike in every round
         ordered = np.sort(keys)
         return bool(np.any(ordered[1:] == ordered[:-1]))
     size = _slots(n)
+    shared = _sharing_a_slot(keys, spread(keys, size.bit_length() - 1), size, table)
+    if shared is None:
+        return True
+    ordered = np.sort(keys[shared])
+    return bool(np.any(ordered[1:] == ordered[:-1]))
+
+
+# Odd 64-bit constants (from the fractional parts of the square roots of 2, 3 and 5), one
+# per round and none the multiplier of the last step: keys colliding in one round are
+# spread afresh in the next.
+_ROUND_MULTIPLIERS = tuple(
+    np.uint64(value) for value in (0x6A09E667F3BCC909, 0xBB67AE8584CAA73B, 0x3C6EF372FE94F82B)
+)
+
+
+def _round_slots(keys: np.ndarray, size: int, multiplier: np.uint64) -> np.ndarray:
+    """Slot of each key among ``size`` (a power of two), from the key times ``multiplier``."""
+    mixed = keys * multiplier
+    mixed >>= np.uint64(64 - (size.bit_length() - 1))
+    return mixed.view(np.int64)
+
+
+def _sharing_a_slot(
+    keys: np.ndarray, slot: np.ndarray, size: int, table: np.ndarray | None
+) -> np.ndarray | None:
+    """Mask of the keys that share their slot (of ``size``) with a different key, bar one
+    per slot; None when a key repeats.
+
+    One key of each slot is kept in it (which one does not matter) and every other key
+    of the slot is compared with that one: equal keys are a repeat. The kept keys are
+    then known to occur once -- an equal key would have the same slot -- so only the
+    others stay suspects: they may still equal each other.
+    """
     if table is None or len(table) < size:
         table = np.empty(size, dtype=np.int32)
-    slot = spread(keys, size.bit_length() - 1)
-    row = np.arange(n, dtype=np.int32)
-    table[slot] = row  # one row of each slot's keys stays there; which one does not matter
+    row = np.arange(len(keys), dtype=np.int32)
+    table[slot] = row
     holder = table[slot]
-    compared = holder != row  # a row whose slot another row holds: both are compared
-    if not compared.any():
-        return False
-    compared[holder[compared]] = True
-    ordered = np.sort(keys[compared])
-    return bool(np.any(ordered[1:] == ordered[:-1]))
+    suspect = holder != row
+    if suspect.any() and np.any(keys[holder[suspect]] == keys[suspect]):
+        return None
+    return suspect
 
 
 def fingerprint(

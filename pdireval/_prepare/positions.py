@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval._errors import SchemaError
+from pdireval._prepare.duplicates import has_repeat
 from pdireval._prepare.keys import byte_order_keys, search_scattered, stable_argsort
 
 __all__ = ["Positions", "TieBreak", "judged_positions"]
@@ -137,43 +138,126 @@ def judged_positions(
     if descending:
         key = -key
     num_ret = np.bincount(group, minlength=n_groups).astype(np.float64)
-    ordered = _packed_keys(group, key, n_groups, by_rank)
-    mine = ordered[judged]
-    ordered.sort()  # in place: the packed keys of other rows are rebuilt only where needed
-    group_start = np.r_[0, np.cumsum(num_ret[:-1])].astype(np.int64) if n_groups else num_ret
-    first, last = search_scattered(ordered, mine, ("left", "right"))
-    position = first - group_start[group[judged]] + 1
-    shared = last - first > 1
-    repeated = np.zeros(0, dtype=np.int64)
+    packed = _packed_keys(group, key, n_groups, by_rank)
+    mine = packed[judged]
+    counted = _counted_before(packed, group, mine, group[judged], num_ret)
+    if counted is None:  # many judged rows per query: one sort is cheaper
+        packed.sort()  # in place: the packed keys of other rows are rebuilt only where needed
+        group_start = np.r_[0, np.cumsum(num_ret[:-1])].astype(np.int64) if n_groups else num_ret
+        offset = group_start[group[judged]]
+        first, last = search_scattered(packed, mine, ("left", "right"))
+        before, through = first - offset, last - offset
+        repeats = by_rank and len(packed) > 1 and bool(np.any(packed[1:] == packed[:-1]))
+    else:
+        before, through = counted
+        repeats = by_rank and has_repeat(packed)
+    position = before + 1
     if by_rank:
-        if len(ordered) > 1 and np.any(ordered[1:] == ordered[:-1]):
+        repeated = np.zeros(0, dtype=np.int64)
+        if repeats:
+            ordered = packed if counted is None else np.sort(packed)
             twice = np.unique(ordered[1:][ordered[1:] == ordered[:-1]])
             repeated = _rows_with(group, key, by_rank, twice, n_groups)[0]
         return _untied(num_ret, position, repeated)
-    result = _untied(num_ret, position, repeated)
+    result = _untied(num_ret, position, np.zeros(0, dtype=np.int64))
+    shared = through - before > 1
     if shared.any():
-        run_position = first[shared] - group_start[group[judged[shared]]] + 1
         within, tie_offset, tie_size = _positions_in_runs(
             mine[shared], group, key, judged[shared], n_groups, ties
         )
-        result = _with_runs(result, shared, run_position, within, tie_offset, tie_size)
+        result = _with_runs(result, shared, position[shared], within, tie_offset, tie_size)
     return result
+
+
+_COUNTING_PASSES = 4  # rows read per retrieved row below which counting beats one sort
+
+
+def _counted_before(
+    packed: np.ndarray,
+    group: np.ndarray,
+    mine: np.ndarray,
+    mine_group: np.ndarray,
+    num_ret: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """For each judged row (packed key ``mine``), how many rows of its group have a
+    smaller packed key, and how many a smaller or equal one; None when counting would
+    cost more than sorting.
+
+    Queries hold few judged retrieved documents (one or two in MS MARCO): the judged
+    keys of each group are taken in order, the first of every group compared with all
+    its group's rows at once, then the second, and so on -- one pass over the rows per
+    judged document of the deepest-judged group, each pass on fewer rows. numpy has no
+    radix sort of 64-bit keys, and sorting every row costs about ten such passes.
+    """
+    n_groups = len(num_ret)
+    per_group = np.bincount(mine_group, minlength=n_groups)
+    if float(per_group @ num_ret) > _COUNTING_PASSES * len(packed):
+        return None
+    order = np.argsort(mine, kind="stable")  # by group (high bits), then key
+    before = np.empty(len(mine), dtype=np.int64)
+    through = np.empty(len(mine), dtype=np.int64)
+    rows_group, rows_packed, rows = group, packed, float(len(packed))
+    for depth, in_order in enumerate(_by_depth(mine_group[order], per_group)):
+        at = order[in_order]
+        deeper = per_group > depth
+        remaining = float(num_ret[deeper].sum())
+        if remaining * 2 < rows:  # fewer rows to read from now on: keep only those
+            keep = deeper[rows_group]
+            rows_group, rows_packed, rows = rows_group[keep], rows_packed[keep], remaining
+        threshold = np.zeros(n_groups, dtype=np.uint64)  # other groups' counts go unread
+        at_group = mine_group[at]
+        threshold[at_group] = mine[at]
+        compared_to = threshold[rows_group]
+        smaller = np.bincount(rows_group, weights=rows_packed < compared_to, minlength=n_groups)
+        equal = np.bincount(rows_group[rows_packed == compared_to], minlength=n_groups)
+        before[at] = smaller[at_group]
+        through[at] = before[at] + equal[at_group]
+    return before, through
 
 
 def _rows_with(
     group: np.ndarray, key: np.ndarray, by_rank: bool, values: np.ndarray, n_groups: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Rows whose packed key is one of the sorted ``values`` (scanning only their groups),
-    and which of the ``values`` each has.
+    """Rows (ascending) whose packed key is one of the sorted ``values`` (scanning only
+    their groups), and which of the ``values`` each has.
     """
-    shift = _group_shift(n_groups)
-    in_groups = np.zeros(n_groups, dtype=bool)
-    in_groups[(values >> shift).astype(np.int64)] = True
-    candidates = np.flatnonzero(in_groups[group])
-    packed = _packed_keys(group[candidates], key[candidates], n_groups, by_rank)
-    where = np.minimum(search_scattered(values, packed)[0], len(values) - 1)
-    hit = values[where] == packed
-    return candidates[hit], where[hit]
+    if not len(values):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    value_group = (values >> _group_shift(n_groups)).astype(np.int64)
+    per_group = np.bincount(value_group, minlength=n_groups)
+    candidates = np.flatnonzero((per_group > 0)[group])
+    candidate_group = group[candidates]
+    packed = _packed_keys(candidate_group, key[candidates], n_groups, by_rank)
+    if int(per_group.max()) > _COUNTING_PASSES:
+        where = np.minimum(search_scattered(values, packed)[0], len(values) - 1)
+        hit = np.flatnonzero(values[where] == packed)
+        return candidates[hit], where[hit]
+    rows, which = [], []
+    for at in _by_depth(value_group, per_group):  # values sorted: grouped by group
+        of_group = np.full(n_groups, -1, dtype=np.int64)
+        of_group[value_group[at]] = at
+        sought = np.zeros(n_groups, dtype=np.uint64)  # other groups' hits are dropped
+        sought[value_group[at]] = values[at]
+        hit = np.flatnonzero(packed == sought[candidate_group])
+        value = of_group[candidate_group[hit]]
+        found = value >= 0
+        rows.append(hit[found])
+        which.append(value[found])
+    hit, value = np.concatenate(rows), np.concatenate(which)
+    order = np.argsort(hit, kind="stable")
+    return candidates[hit[order]], value[order]
+
+
+def _by_depth(value_group: np.ndarray, per_group: np.ndarray) -> list[np.ndarray]:
+    """Positions of grouped values by their place in their group: the first value of
+    every group, then the second of every group holding two or more, and so on.
+    """
+    if not len(value_group):
+        return []
+    depth = np.arange(len(value_group)) - (np.cumsum(per_group) - per_group)[value_group]
+    by_depth = np.argsort(depth, kind="stable")
+    bounds = np.cumsum(np.bincount(depth)).tolist()
+    return [by_depth[begin:end] for begin, end in zip([0, *bounds[:-1]], bounds, strict=True)]
 
 
 def _with_runs(

@@ -1,0 +1,166 @@
+"""Positions of judged documents in shuffled rows: counted per query or found by a sort.
+
+Rows out of rank order take one of two routes: few judged documents per query are
+counted against every row of their query, many are found in one sort of all rows.
+Both must give the same positions, ties and repeated ranks; the counts must match a
+count done by hand.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pdireval._prepare import duplicates, positions
+from pdireval._prepare.positions import TieBreak, judged_positions
+
+
+@st.composite
+def shuffled_rankings(draw: st.DrawFn) -> dict:
+    """Groups of rows in any order, scores with many ties, some rows judged."""
+    n_groups = draw(st.integers(1, 6))
+    sizes = draw(st.lists(st.integers(1, 12), min_size=n_groups, max_size=n_groups))
+    group = np.repeat(np.arange(n_groups), sizes)
+    n = len(group)
+    score = np.array(
+        draw(
+            st.lists(
+                st.sampled_from([0.0, -0.0, 0.5, 1.0, 2.5, -3.0, 1e300]), min_size=n, max_size=n
+            )
+        )
+    )
+    rank = np.concatenate([np.random.default_rng(size).permutation(size) + 1 for size in sizes])
+    judged = np.flatnonzero(np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n))))
+    order = np.array(draw(st.permutations(range(n))))
+    docs = np.array([f"d{draw(st.integers(0, 30))}" for _ in range(n)], dtype=object)
+    inverse = np.empty(n, dtype=np.int64)
+    inverse[order] = np.arange(n)
+    return {
+        "group": group[order],
+        "score": score[order],
+        "rank": rank[order].astype(np.float64),
+        "judged": np.sort(inverse[judged]),
+        "docs": docs[order],
+        "n_groups": n_groups,
+    }
+
+
+def _both_routes(monkeypatch: pytest.MonkeyPatch, case: dict, by_rank: bool) -> list:
+    key = case["rank"] if by_rank else -case["score"]
+    docs = case["docs"]
+    ties = TieBreak(doc_ids=lambda rows: pd.Series(docs[rows]))
+    found = []
+    for passes in (10**9, -1):  # counted, then sorted
+        monkeypatch.setattr(positions, "_COUNTING_PASSES", passes)
+        found.append(
+            judged_positions(
+                case["group"], key, case["judged"], case["n_groups"], by_rank=by_rank, ties=ties
+            )
+        )
+    return found
+
+
+@settings(max_examples=300, deadline=None)
+@given(shuffled_rankings(), st.booleans())
+def test_counting_and_sorting_give_the_same_positions(case: dict, by_rank: bool) -> None:
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        counted, ordered = _both_routes(monkeypatch, case, by_rank)
+    for mine, theirs in zip(counted, ordered, strict=True):
+        np.testing.assert_array_equal(mine, theirs)
+
+
+@settings(max_examples=200, deadline=None)
+@given(shuffled_rankings())
+def test_repeated_ranks_are_found_by_both_routes(case: dict) -> None:
+    """Ranks repeated inside a query, as a careless run file has them."""
+    case["rank"] = np.minimum(case["rank"], 3)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        counted, ordered = _both_routes(monkeypatch, case, by_rank=True)
+    pairs = list(zip(case["group"].tolist(), case["rank"].tolist(), strict=True))
+    expected = [row for row, pair in enumerate(pairs) if pairs.count(pair) > 1]
+    np.testing.assert_array_equal(counted.repeated, expected)
+    np.testing.assert_array_equal(ordered.repeated, expected)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 3), st.integers(0, 5)), min_size=1, max_size=40),
+    st.data(),
+)
+def test_counts_before_each_judged_key_match_a_count_by_hand(
+    rows: list, data: st.DataObject
+) -> None:
+    group = np.array([g for g, _ in rows])
+    packed = np.array([(g << 60) | value for g, value in rows], dtype=np.uint64)
+    judged = np.array(
+        data.draw(st.lists(st.integers(0, len(rows) - 1), max_size=8)), dtype=np.int64
+    )
+    num_ret = np.bincount(group, minlength=4).astype(np.float64)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(positions, "_COUNTING_PASSES", 10**9)
+        counted = positions._counted_before(packed, group, packed[judged], group[judged], num_ret)
+    assert counted is not None
+    before, through = counted
+    for at, row in enumerate(judged.tolist()):
+        same = group == group[row]
+        assert before[at] == np.count_nonzero(same & (packed < packed[row]))
+        assert through[at] == np.count_nonzero(same & (packed <= packed[row]))
+
+
+def test_deeply_judged_queries_are_sorted_rather_than_counted() -> None:
+    """A query with every document judged would take one pass per judged document."""
+    group = np.zeros(100, dtype=np.int64)
+    packed = np.arange(100, dtype=np.uint64)[::-1].copy()
+    num_ret = np.array([100.0])
+    assert positions._counted_before(packed, group, packed, group, num_ret) is None
+    few = positions._counted_before(packed, group, packed[:2], group[:2], num_ret)
+    assert few is not None
+    np.testing.assert_array_equal(few[0], [99, 98])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 2**64 - 1), max_size=200), st.lists(st.integers(0, 200), max_size=5))
+def test_repeat_check_through_rounds_matches_a_set(values: list, repeats: list) -> None:
+    """Many keys go through rounds of larger tables before the last, sorted, step."""
+    keys = np.array(values + [values[i % len(values)] for i in repeats if values], np.uint64)
+    expected = len(set(keys.tolist())) < len(keys)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(duplicates, "_LARGEST_SLOTTED", 4)
+        assert duplicates.has_repeat(keys) is expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 3), st.integers(0, 4)), min_size=1, max_size=40),
+    st.data(),
+)
+def test_rows_holding_sought_keys_by_both_routes(rows: list, data: st.DataObject) -> None:
+    """Rank 0 in the first group packs to key 0, what groups without a sought key compare to."""
+    group = np.array([g for g, _ in rows])
+    rank = np.array([value for _, value in rows], dtype=np.float64)
+    packed = positions._packed_keys(group, rank, 4, by_rank=True)
+    values = np.unique(data.draw(st.lists(st.sampled_from(packed.tolist()), min_size=1)))
+    values = values.astype(np.uint64)
+    expected = [row for row, value in enumerate(packed.tolist()) if value in values.tolist()]
+    for passes in (10**9, -1):
+        with pytest.MonkeyPatch.context() as monkeypatch:
+            monkeypatch.setattr(positions, "_COUNTING_PASSES", passes)
+            found, which = positions._rows_with(group, rank, True, values, 4)
+        np.testing.assert_array_equal(found, expected)
+        np.testing.assert_array_equal(values[which], packed[expected])
+
+
+def test_a_group_without_a_sought_key_at_some_depth_holds_no_hit() -> None:
+    """The second group has two sought keys, the first one: at the second depth the
+    first group's row packed to 0 must not be taken for a hit."""
+    group = np.array([0, 0, 1, 1])
+    rank = np.array([0.0, 1.0, 1.0, 2.0])
+    packed = positions._packed_keys(group, rank, 4, by_rank=True)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(positions, "_COUNTING_PASSES", 10**9)
+        found, which = positions._rows_with(group, rank, True, packed[1:], 4)
+    np.testing.assert_array_equal(found, [1, 2, 3])
+    np.testing.assert_array_equal(which, [0, 1, 2])
