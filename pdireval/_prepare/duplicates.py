@@ -13,6 +13,8 @@ at once, through a few rounds of larger tables first.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -28,7 +30,8 @@ _MIX = np.uint64(0xBF58476D1CE4E5B9)
 _WINDOW = 1 << 16  # rows checked at a time when groups are contiguous
 _SLOTS_PER_KEY = 16
 _LARGEST_SLOTTED = 1 << 18  # more keys than this first go through rounds of larger tables
-_LARGEST_ROUND_BITS = 24  # slots of such a round: four to eight per key, at most 2**25
+_LARGEST_ROUND_BITS = 25  # slots of such a round: four to eight per key, at most 2**25
+_BLOCK = 1 << 18  # keys whose slots are computed at a time
 
 
 def repeated_rows(
@@ -157,7 +160,8 @@ def has_repeat(keys: np.ndarray, table: np.ndarray | None = None) -> bool:
         size = 1 << min(int(4 * len(keys) - 1).bit_length(), _LARGEST_ROUND_BITS)
         if table is None or len(table) < size:
             table = np.empty(size, dtype=np.int32)  # kept for the later rounds
-        shared = _sharing_a_slot(keys, _round_slots(keys, size, multiplier), size, table)
+        slot_of = partial(_round_slots, size=size, multiplier=multiplier)
+        shared = _sharing_a_slot(keys, slot_of, size, table)
         if shared is None:
             return True
         keys = keys[shared]
@@ -168,7 +172,7 @@ def has_repeat(keys: np.ndarray, table: np.ndarray | None = None) -> bool:
         ordered = np.sort(keys)
         return bool(np.any(ordered[1:] == ordered[:-1]))
     size = _slots(n)
-    shared = _sharing_a_slot(keys, spread(keys, size.bit_length() - 1), size, table)
+    shared = _sharing_a_slot(keys, partial(spread, bits=size.bit_length() - 1), size, table)
     if shared is None:
         return True
     ordered = np.sort(keys[shared])
@@ -191,24 +195,34 @@ def _round_slots(keys: np.ndarray, size: int, multiplier: np.uint64) -> np.ndarr
 
 
 def _sharing_a_slot(
-    keys: np.ndarray, slot: np.ndarray, size: int, table: np.ndarray | None
+    keys: np.ndarray,
+    slot_of: Callable[[np.ndarray], np.ndarray],
+    size: int,
+    table: np.ndarray | None,
 ) -> np.ndarray | None:
-    """Mask of the keys that share their slot (of ``size``) with a different key, bar one
-    per slot; None when a key repeats.
+    """Mask of the keys that share their slot (``slot_of`` them, among ``size``) with a
+    different key, bar one per slot; None when a key repeats.
 
     One key of each slot is kept in it (which one does not matter) and every other key
     of the slot is compared with that one: equal keys are a repeat. The kept keys are
     then known to occur once -- an equal key would have the same slot -- so only the
-    others stay suspects: they may still equal each other.
+    others stay suspects: they may still equal each other. Slots are computed a block
+    of keys at a time, twice, rather than held for every key.
     """
     if table is None or len(table) < size:
         table = np.empty(size, dtype=np.int32)
-    row = np.arange(len(keys), dtype=np.int32)
-    table[slot] = row
-    holder = table[slot]
-    suspect = holder != row
-    if suspect.any() and np.any(keys[holder[suspect]] == keys[suspect]):
-        return None
+    n = len(keys)
+    for begin in range(0, n, _BLOCK):
+        end = min(begin + _BLOCK, n)
+        table[slot_of(keys[begin:end])] = np.arange(begin, end, dtype=np.int32)
+    suspect = np.empty(n, dtype=bool)
+    for begin in range(0, n, _BLOCK):
+        end = min(begin + _BLOCK, n)
+        piece = keys[begin:end]
+        holder = table[slot_of(piece)]
+        shared = np.not_equal(holder, np.arange(begin, end, dtype=np.int32), out=suspect[begin:end])
+        if shared.any() and np.any(keys[holder[shared]] == piece[shared]):
+            return None
     return suspect
 
 

@@ -5,10 +5,13 @@ query's ranking, and the number of documents each query retrieved.
 
 * Rows already in rank order (each group contiguous, keys ascending inside it --
   a run file as written by a search engine) give both directly, without a sort.
-* Otherwise one ``np.sort`` of a uint64 per retrieved row packing the group code
-  (high bits) above the ranking key (low bits) gives them -- no permutation of the
-  rows, no gather in a shuffled order: a judged row's position is where its key
-  falls in the sorted keys, counted from its group's first key.
+* Otherwise each row gets a uint64 packing its group code (high bits) above its
+  ranking key (low bits). A judged row's position is the number of packed keys of its
+  group below its own. With few judged rows per query (MS MARCO's one or two) these
+  are counted, one pass over the rows per judged row of the deepest-judged query;
+  with many, one ``np.sort`` of the packed keys gives them -- where each judged key
+  falls in the sorted keys, counted from its group's first key. Neither permutes the
+  rows nor gathers them in a shuffled order.
 
 Ties -- equal scores, or in the packed keys scores too close to tell apart -- are
 ordered exactly afterwards by (key, doc id descending as strings), trec_eval's
@@ -79,19 +82,28 @@ def _group_shift(n_groups: int) -> np.uint64:
     return np.uint64(64 - max(int(n_groups - 1).bit_length(), 1))
 
 
+#: Rows a temporary array holds: it stays in the CPU cache, and the allocator hands the
+#: same memory out again rather than fresh pages from the kernel (slow to fault in).
+_BLOCK = 1 << 18
+
+
 def _packed_keys(group: np.ndarray, key: np.ndarray, n_groups: int, by_rank: bool) -> np.ndarray:
     shift = _group_shift(n_groups)
-    group_bits = 64 - int(shift)
-    if by_rank:
-        low = key.astype(np.uint64)
-        if len(low) and int(low.max()) >> int(shift):
-            msg = f"ranks up to {int(low.max())} are too large; renumber them from 1"
-            raise SchemaError(msg)
-    else:
-        low = _order_preserving_bits(key) >> np.uint64(group_bits)
-    packed = group.astype(np.uint64)
-    packed <<= shift
-    packed |= low
+    group_bits = np.uint64(64 - int(shift))
+    packed = np.empty(len(key), dtype=np.uint64)
+    for begin in range(0, len(key), _BLOCK):
+        piece = packed[begin : begin + _BLOCK]
+        if by_rank:
+            low = key[begin : begin + _BLOCK].astype(np.uint64)
+            if int(low.max()) >> int(shift):
+                msg = f"ranks up to {int(key.max())} are too large; renumber them from 1"
+                raise SchemaError(msg)
+        else:
+            low = _order_preserving_bits(key[begin : begin + _BLOCK])
+            low >>= group_bits
+        piece[...] = group[begin : begin + _BLOCK]
+        piece <<= shift
+        piece |= low
     return packed
 
 
@@ -150,7 +162,7 @@ def judged_positions(
         repeats = by_rank and len(packed) > 1 and bool(np.any(packed[1:] == packed[:-1]))
     else:
         before, through = counted
-        repeats = by_rank and has_repeat(packed)
+        repeats = by_rank and _ranks_repeat(group, key, n_groups, packed)
     position = before + 1
     if by_rank:
         repeated = np.zeros(0, dtype=np.int64)
@@ -167,6 +179,30 @@ def judged_positions(
         )
         result = _with_runs(result, shared, position[shared], within, tie_offset, tie_size)
     return result
+
+
+def _ranks_repeat(group: np.ndarray, rank: np.ndarray, n_groups: int, packed: np.ndarray) -> bool:
+    """Whether a rank occurs twice in a group (``packed``: the rows' packed keys).
+
+    Ranks from 1 to a thousand or so in each of many groups: each (group, rank) pair
+    has a flag of its own in a table about as long as the rows; fewer flags raised
+    than rows means a repeat -- no hash, no sort.
+    """
+    n = len(rank)
+    if n < 2:
+        return False
+    low, high = int(rank.min()), int(rank.max())
+    span = high - low + 1
+    if n_groups * span > 4 * n:
+        return has_repeat(packed)
+    taken = np.zeros(n_groups * span, dtype=bool)
+    for begin in range(0, n, _BLOCK):
+        slot = group[begin : begin + _BLOCK].astype(np.int64)
+        slot *= span
+        slot += rank[begin : begin + _BLOCK].astype(np.int64)
+        slot -= low
+        taken[slot] = True
+    return int(np.count_nonzero(taken)) < n  # fewer slots taken than rows: a repeat
 
 
 _COUNTING_PASSES = 4  # rows read per retrieved row below which counting beats one sort
@@ -207,9 +243,14 @@ def _counted_before(
         threshold = np.zeros(n_groups, dtype=np.uint64)  # other groups' counts go unread
         at_group = mine_group[at]
         threshold[at_group] = mine[at]
-        compared_to = threshold[rows_group]
-        smaller = np.bincount(rows_group, weights=rows_packed < compared_to, minlength=n_groups)
-        equal = np.bincount(rows_group[rows_packed == compared_to], minlength=n_groups)
+        smaller = np.zeros(n_groups, dtype=np.int64)
+        equal = np.zeros(n_groups, dtype=np.int64)
+        for begin in range(0, len(rows_group), _BLOCK):
+            piece_group = rows_group[begin : begin + _BLOCK]
+            piece = rows_packed[begin : begin + _BLOCK]
+            compared_to = threshold[piece_group]
+            smaller += np.bincount(piece_group[piece < compared_to], minlength=n_groups)
+            equal += np.bincount(piece_group[piece == compared_to], minlength=n_groups)
         before[at] = smaller[at_group]
         through[at] = before[at] + equal[at_group]
     return before, through
