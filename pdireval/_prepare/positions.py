@@ -269,7 +269,7 @@ def _rows_with(
     candidates = np.flatnonzero((per_group > 0)[group])
     candidate_group = group[candidates]
     packed = _packed_keys(candidate_group, key[candidates], n_groups, by_rank)
-    if int(per_group.max()) > _COUNTING_PASSES:
+    if int(per_group.max()) > _COUNTING_PASSES:  # a pass per value of a group: search instead
         where = np.minimum(search_scattered(values, packed)[0], len(values) - 1)
         hit = np.flatnonzero(values[where] == packed)
         return candidates[hit], where[hit]
