@@ -257,14 +257,16 @@ def fingerprint(
             continue
         layout = []
         for chunk in chunked.chunks:
-            buffers = tuple(
-                (buffer.address, buffer.size, bytes(buffer[:8]), bytes(buffer[-8:]))
-                for buffer in chunk.buffers()
-                if buffer is not None
-            )
+            buffers = tuple(_ends(buffer) for buffer in chunk.buffers() if buffer is not None)
             layout.append((chunk.offset, len(chunk), buffers))
         parts.append((role, name, tuple(layout)))
     return hashlib.blake2b(repr(parts).encode(), digest_size=16).hexdigest()
+
+
+def _ends(buffer: Any) -> tuple[int, int, bytes, bytes]:
+    """Address, size and first and last eight bytes of an Arrow buffer."""
+    view = memoryview(buffer)
+    return buffer.address, buffer.size, view[:8].tobytes(), view[-8:].tobytes()
 
 
 def _numpy_digest(ids: pd.Series) -> tuple[Any, ...] | None:
