@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval._prepare.columns import ResolvedColumns
-from pdireval._prepare.keys import arrow_strings, id_keys, spread
+from pdireval._prepare.keys import TEMPORARY_ROWS, arrow_strings, id_keys, spread
 from pdireval._prepare.take import take
 
 __all__ = ["fingerprint", "has_repeat", "repeated_rows"]
@@ -31,7 +31,6 @@ _WINDOW = 1 << 16  # rows checked at a time when groups are contiguous
 _SLOTS_PER_KEY = 16
 _LARGEST_SLOTTED = 1 << 18  # more keys than this first go through rounds of larger tables
 _LARGEST_ROUND_BITS = 25  # slots of such a round: four to eight per key, at most 2**25
-_BLOCK = 1 << 18  # keys whose slots are computed at a time
 
 
 def repeated_rows(
@@ -160,7 +159,7 @@ def has_repeat(keys: np.ndarray, table: np.ndarray | None = None) -> bool:
         size = 1 << min(int(4 * len(keys) - 1).bit_length(), _LARGEST_ROUND_BITS)
         if table is None or len(table) < size:
             table = np.empty(size, dtype=np.int32)  # kept for the later rounds
-        slot_of = partial(_round_slots, size=size, multiplier=multiplier)
+        slot_of = partial(spread, bits=size.bit_length() - 1, multiplier=multiplier)
         shared = _sharing_a_slot(keys, slot_of, size, table)
         if shared is None:
             return True
@@ -187,13 +186,6 @@ _ROUND_MULTIPLIERS = tuple(
 )
 
 
-def _round_slots(keys: np.ndarray, size: int, multiplier: np.uint64) -> np.ndarray:
-    """Slot of each key among ``size`` (a power of two), from the key times ``multiplier``."""
-    mixed = keys * multiplier
-    mixed >>= np.uint64(64 - (size.bit_length() - 1))
-    return mixed.view(np.int64)
-
-
 def _sharing_a_slot(
     keys: np.ndarray,
     slot_of: Callable[[np.ndarray], np.ndarray],
@@ -212,12 +204,12 @@ def _sharing_a_slot(
     if table is None or len(table) < size:
         table = np.empty(size, dtype=np.int32)
     n = len(keys)
-    for begin in range(0, n, _BLOCK):
-        end = min(begin + _BLOCK, n)
+    for begin in range(0, n, TEMPORARY_ROWS):
+        end = min(begin + TEMPORARY_ROWS, n)
         table[slot_of(keys[begin:end])] = np.arange(begin, end, dtype=np.int32)
     suspect = np.empty(n, dtype=bool)
-    for begin in range(0, n, _BLOCK):
-        end = min(begin + _BLOCK, n)
+    for begin in range(0, n, TEMPORARY_ROWS):
+        end = min(begin + TEMPORARY_ROWS, n)
         piece = keys[begin:end]
         holder = table[slot_of(piece)]
         shared = np.not_equal(holder, np.arange(begin, end, dtype=np.int32), out=suspect[begin:end])

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "TEMPORARY_ROWS",
     "arrow_strings",
     "byte_order_keys",
     "category_keys",
@@ -42,6 +43,11 @@ __all__ = [
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 _BLOCK = 1 << 14  # strings hashed per step: the temporaries stay in the CPU cache
 _PROBE = 1 << 12  # rows looked at to tell grouped ids from scattered ones
+
+#: Rows a temporary array of a long column holds: it stays in the CPU cache, and the
+#: allocator hands the same memory out again rather than fresh pages from the kernel
+#: (slow to fault in).
+TEMPORARY_ROWS = 1 << 18
 _CONVERTED_ROWS = 1 << 18  # Python strings converted to Arrow at a time, for their keys
 
 
@@ -172,8 +178,9 @@ def category_keys(categories: pd.Index) -> np.ndarray | None:
     return keys
 
 
-def spread(keys: np.ndarray, bits: int) -> np.ndarray:
-    """``bits``-bit hash of each key (Fibonacci hashing), e.g. to index a table.
+def spread(keys: np.ndarray, bits: int, multiplier: np.uint64 = _MULTIPLIER) -> np.ndarray:
+    """``bits``-bit hash of each key (Fibonacci hashing by an odd ``multiplier``), e.g. to
+    index a table.
 
     Examples
     --------
@@ -181,7 +188,7 @@ def spread(keys: np.ndarray, bits: int) -> np.ndarray:
     >>> spread(np.array([1, 2, 3], dtype=np.uint64), 4).tolist()
     [9, 3, 13]
     """
-    mixed = keys * _MULTIPLIER
+    mixed = keys * multiplier
     mixed >>= np.uint64(64 - bits)
     return mixed.view(np.int64)  # < 2**bits: usable as indices by every numpy
 

@@ -29,7 +29,12 @@ import pandas as pd
 
 from pdireval._errors import SchemaError
 from pdireval._prepare.duplicates import has_repeat
-from pdireval._prepare.keys import byte_order_keys, search_scattered, stable_argsort
+from pdireval._prepare.keys import (
+    TEMPORARY_ROWS,
+    byte_order_keys,
+    search_scattered,
+    stable_argsort,
+)
 
 __all__ = ["Positions", "TieBreak", "judged_positions"]
 
@@ -82,26 +87,21 @@ def _group_shift(n_groups: int) -> np.uint64:
     return np.uint64(64 - max(int(n_groups - 1).bit_length(), 1))
 
 
-#: Rows a temporary array holds: it stays in the CPU cache, and the allocator hands the
-#: same memory out again rather than fresh pages from the kernel (slow to fault in).
-_BLOCK = 1 << 18
-
-
 def _packed_keys(group: np.ndarray, key: np.ndarray, n_groups: int, by_rank: bool) -> np.ndarray:
     shift = _group_shift(n_groups)
     group_bits = np.uint64(64 - int(shift))
     packed = np.empty(len(key), dtype=np.uint64)
-    for begin in range(0, len(key), _BLOCK):
-        piece = packed[begin : begin + _BLOCK]
+    for begin in range(0, len(key), TEMPORARY_ROWS):
+        piece = packed[begin : begin + TEMPORARY_ROWS]
         if by_rank:
-            low = key[begin : begin + _BLOCK].astype(np.uint64)
+            low = key[begin : begin + TEMPORARY_ROWS].astype(np.uint64)
             if int(low.max()) >> int(shift):
                 msg = f"ranks up to {int(key.max())} are too large; renumber them from 1"
                 raise SchemaError(msg)
         else:
-            low = _order_preserving_bits(key[begin : begin + _BLOCK])
+            low = _order_preserving_bits(key[begin : begin + TEMPORARY_ROWS])
             low >>= group_bits
-        piece[...] = group[begin : begin + _BLOCK]
+        piece[...] = group[begin : begin + TEMPORARY_ROWS]
         piece <<= shift
         piece |= low
     return packed
@@ -196,10 +196,10 @@ def _ranks_repeat(group: np.ndarray, rank: np.ndarray, n_groups: int, packed: np
     if n_groups * span > 4 * n:
         return has_repeat(packed)
     taken = np.zeros(n_groups * span, dtype=bool)
-    for begin in range(0, n, _BLOCK):
-        slot = group[begin : begin + _BLOCK].astype(np.int64)
+    for begin in range(0, n, TEMPORARY_ROWS):
+        slot = group[begin : begin + TEMPORARY_ROWS].astype(np.int64)
         slot *= span
-        slot += rank[begin : begin + _BLOCK].astype(np.int64)
+        slot += rank[begin : begin + TEMPORARY_ROWS].astype(np.int64)
         slot -= low
         taken[slot] = True
     return int(np.count_nonzero(taken)) < n  # fewer slots taken than rows: a repeat
@@ -245,9 +245,9 @@ def _counted_before(
         threshold[at_group] = mine[at]
         smaller = np.zeros(n_groups, dtype=np.int64)
         equal = np.zeros(n_groups, dtype=np.int64)
-        for begin in range(0, len(rows_group), _BLOCK):
-            piece_group = rows_group[begin : begin + _BLOCK]
-            piece = rows_packed[begin : begin + _BLOCK]
+        for begin in range(0, len(rows_group), TEMPORARY_ROWS):
+            piece_group = rows_group[begin : begin + TEMPORARY_ROWS]
+            piece = rows_packed[begin : begin + TEMPORARY_ROWS]
             compared_to = threshold[piece_group]
             smaller += np.bincount(piece_group[piece < compared_to], minlength=n_groups)
             equal += np.bincount(piece_group[piece == compared_to], minlength=n_groups)
