@@ -276,18 +276,30 @@ def _numpy_digest(ids: pd.Series) -> tuple[Any, ...] | None:
 def _digest(values: np.ndarray) -> int:
     """A 64-bit digest of integer ``values`` that depends on every value and its row.
 
-    Each value is mixed (multiply, xor-shift) and weighted by a per-row odd factor, a
-    window of rows at a time; windows are chained. Not cryptographic: it tells a frame
-    changed in place from the one that was checked.
+    The values' bytes are read as 64-bit words (eight int8 codes, or two int32 codes,
+    to a word); each word is mixed (multiply, xor-shift) and weighted by a per-row odd
+    factor, a window of words at a time, and windows are chained. Not cryptographic:
+    it tells a frame changed in place from the one that was checked.
     """
-    digest = len(values)
+    raw = np.ascontiguousarray(values).reshape(-1).view(np.uint8)
+    whole = len(raw) - len(raw) % 8
+    words = raw[:whole].view(np.uint64)
+    if whole < len(raw):  # the last bytes, padded with zeros to a word
+        last = np.zeros(8, dtype=np.uint8)
+        last[: len(raw) - whole] = raw[whole:]
+        words = np.r_[words, last.view(np.uint64)]
+    digest = len(values) * 16 + values.dtype.itemsize
     weights = _row_weights()
-    for begin in range(0, len(values), _WINDOW):
-        piece = values[begin : begin + _WINDOW].astype(np.uint64)
-        piece *= _MIX
-        piece ^= piece >> np.uint64(31)
-        piece *= weights[: len(piece)]
-        digest = (digest * _CHAIN + int(piece.sum(dtype=np.uint64))) & _MASK
+    mixed = np.empty(min(len(words), _WINDOW), dtype=np.uint64)
+    shifted = np.empty_like(mixed)
+    for begin in range(0, len(words), _WINDOW):
+        piece = words[begin : begin + _WINDOW]
+        mix, shift = mixed[: len(piece)], shifted[: len(piece)]
+        np.multiply(piece, _MIX, out=mix)
+        np.right_shift(mix, np.uint64(31), out=shift)
+        mix ^= shift
+        mix *= weights[: len(piece)]
+        digest = (digest * _CHAIN + int(mix.sum())) & _MASK
     return digest
 
 
