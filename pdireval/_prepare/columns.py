@@ -159,7 +159,7 @@ class ColumnMap:
             [] if labels.is_unique else sorted({str(c) for c in labels[labels.duplicated()]})
         )
         present = set(labels)
-        recorded = _recorded_roles(frame)
+        recorded = _recorded_roles(frame, present)
         found: dict[str, str | None] = {}
         for field in fields(self):
             role, explicit = field.name, getattr(self, field.name)
@@ -196,10 +196,11 @@ def _default_column(role: str, present: set[Any]) -> str | None:
     return candidates[0] if candidates else None
 
 
-def _recorded_roles(frame: pd.DataFrame) -> dict[str, str | Literal[False]]:
-    """The roles :func:`pdireval.merge_qrels` recorded on the frame it built, if present."""
+def _recorded_roles(frame: pd.DataFrame, present: set[Any]) -> dict[str, str | Literal[False]]:
+    """The roles :func:`pdireval.merge_qrels` recorded on the frame it built, if present
+    (``present``: the frame's column labels).
+    """
     recorded = frame.attrs.get(ATTRS_KEY, {}).get("columns", {})
-    present = set(frame.columns)
     return {
         role: name
         for role, name in recorded.items()

@@ -438,7 +438,7 @@ def _positions_in_given_order(
     if not step_ok.all():
         return None
     num_ret = np.zeros(n_groups, dtype=np.float64)
-    num_ret[block_group] = np.diff(np.r_[first_rows, n])
+    num_ret[block_group] = np.diff(np.concatenate((first_rows, [n])))
     block = np.searchsorted(first_rows, judged, side="right") - 1
     position = judged - first_rows[block] + 1
     result = _untied(num_ret, position, np.zeros(0, dtype=np.int64))

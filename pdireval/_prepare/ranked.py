@@ -138,7 +138,7 @@ class Ranked:
             return total
         starts = self.cached("starts", lambda: np.flatnonzero(block_starts(self.group)))
         before = total[starts] - mask[starts]
-        return total - np.repeat(before, np.diff(np.r_[starts, len(total)]))
+        return total - np.repeat(before, np.diff(np.concatenate((starts, [len(total)]))))
 
     def relevant(self, rel: int) -> np.ndarray:
         """Mask of the rows whose label is at least ``rel`` (never a negative label)."""
