@@ -133,6 +133,30 @@ def test_stable_argsort_orders_like_numpys_stable_sort(values, shape) -> None:
         np.testing.assert_array_equal(_keys.stable_argsort(unsigned), expected)
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(0, 2**64 - 1), max_size=300),
+    st.sampled_from([2**64 - 1, 2**16 - 1, 0xFFFF_0000_FFFF_0000, 7]),
+    st.booleans(),
+)
+def test_radix_argsort_orders_like_numpys_stable_sort(values, mask: int, strided: bool) -> None:
+    """Masks leave some 16-bit digits equal in every value (those passes are skipped)
+    and make repeats; a strided view is read like a copy."""
+    array = np.array(values, dtype=np.uint64) & np.uint64(mask)
+    if strided:
+        array = np.repeat(array, 2)[::2]
+    expected = np.argsort(array, kind="stable")
+    np.testing.assert_array_equal(_keys.radix_argsort(array), expected)
+
+
+def test_radix_argsort_leaves_long_or_other_arrays_to_numpy(monkeypatch) -> None:
+    monkeypatch.setattr(_keys, "_RADIX_ROWS", 4)
+    values = np.array([5, 1, 5, 0, 1], dtype=np.uint64)
+    np.testing.assert_array_equal(_keys.radix_argsort(values), [3, 1, 4, 0, 2])
+    signed = np.array([3, -1, 3], dtype=np.int64)
+    np.testing.assert_array_equal(_keys.radix_argsort(signed), [1, 0, 2])
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.tuples(ids, st.integers(1, 12)), min_size=1, max_size=25), st.booleans())
 def test_grouping_codes_match_a_sorted_factorize_read_whole_or_by_blocks(

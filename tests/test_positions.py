@@ -1,7 +1,7 @@
-"""Positions of judged documents in shuffled rows: counted per query or found by a sort.
+"""Positions of judged documents in shuffled rows: counted per query or found by ordering.
 
 Rows out of rank order take one of two routes: few judged documents per query are
-counted against every row of their query, many are found in one sort of all rows.
+counted against every row of their query, many are found in one ordering of all rows.
 Both must give the same positions, ties and repeated ranks; the counts must match a
 count done by hand.
 """
@@ -53,7 +53,7 @@ def _both_routes(monkeypatch: pytest.MonkeyPatch, case: dict, by_rank: bool) -> 
     docs = case["docs"]
     ties = TieBreak(doc_ids=lambda rows: pd.Series(docs[rows]))
     found = []
-    for passes in (10**9, -1):  # counted, then sorted
+    for passes in (10**9, -1):  # counted, then ordered
         monkeypatch.setattr(positions, "_COUNTING_PASSES", passes)
         found.append(
             judged_positions(
@@ -65,7 +65,7 @@ def _both_routes(monkeypatch: pytest.MonkeyPatch, case: dict, by_rank: bool) -> 
 
 @settings(max_examples=300, deadline=None)
 @given(shuffled_rankings(), st.booleans())
-def test_counting_and_sorting_give_the_same_positions(case: dict, by_rank: bool) -> None:
+def test_counting_and_ordering_give_the_same_positions(case: dict, by_rank: bool) -> None:
     with pytest.MonkeyPatch.context() as monkeypatch:
         counted, ordered = _both_routes(monkeypatch, case, by_rank)
     for mine, theirs in zip(counted, ordered, strict=True):
@@ -111,7 +111,7 @@ def test_counts_before_each_judged_key_match_a_count_by_hand(
         assert through[at] == np.count_nonzero(same & (packed <= packed[row]))
 
 
-def test_deeply_judged_queries_are_sorted_rather_than_counted() -> None:
+def test_deeply_judged_queries_are_ordered_rather_than_counted() -> None:
     """A query with every document judged would take one pass per judged document."""
     group = np.zeros(100, dtype=np.int64)
     packed = np.arange(100, dtype=np.uint64)[::-1].copy()

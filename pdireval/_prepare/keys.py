@@ -19,6 +19,7 @@ its qrels can be compared.
 
 from __future__ import annotations
 
+import sys
 import weakref
 from typing import Any
 
@@ -34,6 +35,7 @@ __all__ = [
     "id_keys",
     "python_string_blocks",
     "python_string_keys",
+    "radix_argsort",
     "search_scattered",
     "spread",
     "stable_argsort",
@@ -381,7 +383,7 @@ def search_scattered(
     """
     if len(values) < 1024 or len(ordered) < 64:
         return [np.searchsorted(ordered, values, side) for side in sides]  # type: ignore[call-overload]
-    order = np.argsort(values)
+    order = radix_argsort(values) if values.dtype == np.uint64 else np.argsort(values)
     in_order = values[order]
     found = []
     for side in sides:
@@ -389,6 +391,39 @@ def search_scattered(
         at[order] = np.searchsorted(ordered, in_order, side)  # type: ignore[call-overload]
         found.append(at)
     return found
+
+
+_RADIX_ROWS = 1 << 21  # above this, numpy's argsort is as fast and needs less memory
+
+
+def radix_argsort(values: np.ndarray) -> np.ndarray:
+    """A stable ``np.argsort`` of uint64 ``values``, sixteen bits at a time (other
+    dtypes: ``np.argsort``).
+
+    numpy radix-sorts 16-bit integers (stable argsort) but compares 64-bit ones. Up to
+    a few million values, four stable passes over 16-bit digits, lowest first, take about
+    half the time of ``np.argsort`` here (and of ``np.sort`` two thirds); digits that
+    are equal in every value are skipped.
+
+    Examples
+    --------
+    >>> radix_argsort(np.array([2**40, 3, 2**40 + 1, 3], dtype=np.uint64)).tolist()
+    [1, 3, 0, 2]
+    """
+    n = len(values)
+    if n < 2 or n > _RADIX_ROWS or values.dtype != np.uint64:
+        return np.argsort(values, kind="stable")
+    varying = int(np.bitwise_or.reduce(values) ^ np.bitwise_and.reduce(values))
+    digits = np.ascontiguousarray(values).view(np.uint16).reshape(n, 4)  # a view, no copy
+    if sys.byteorder == "big":
+        digits = digits[:, ::-1]  # lowest digit first
+    order = None
+    for place in range(4):
+        if (varying >> (16 * place)) & 0xFFFF:
+            digit = digits[:, place] if order is None else digits[order, place]
+            by_digit = np.argsort(digit, kind="stable")
+            order = by_digit if order is None else order[by_digit]
+    return np.arange(n) if order is None else order
 
 
 def stable_argsort(values: np.ndarray) -> np.ndarray:

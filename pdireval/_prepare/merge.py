@@ -27,6 +27,7 @@ from pdireval._prepare.keys import (
     id_keys,
     python_string_blocks,
     python_string_keys,
+    radix_argsort,
     search_scattered,
     spread,
     string_dtype,
@@ -700,7 +701,7 @@ def _sorted_pair_keys(query: pd.Series, doc: pd.Series) -> tuple[np.ndarray, np.
 
 def _sorted_unique(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """``keys`` sorted and the sorting order; None when a key repeats."""
-    order = np.argsort(keys)
+    order = radix_argsort(keys)
     sorted_keys = keys[order]
     if np.any(sorted_keys[1:] == sorted_keys[:-1]):
         return None

@@ -9,9 +9,9 @@ query's ranking, and the number of documents each query retrieved.
   ranking key (low bits). A judged row's position is the number of packed keys of its
   group below its own. With few judged rows per query (MS MARCO's one or two) these
   are counted, one pass over the rows per judged row of the deepest-judged query;
-  with many, one ``np.sort`` of the packed keys gives them -- where each judged key
-  falls in the sorted keys, counted from its group's first key. Neither permutes the
-  rows nor gathers them in a shuffled order.
+  with many (TREC-DL's 140 of 1,000), one stable ordering of the packed keys, a radix
+  sort, gives them -- where the run of keys equal to a judged key begins, counted from
+  its group's first row; the runs also hold the ties and repeated ranks.
 
 Ties -- equal scores, or in the packed keys scores too close to tell apart -- are
 ordered exactly afterwards by (key, doc id descending as strings), trec_eval's
@@ -32,6 +32,7 @@ from pdireval._prepare.duplicates import has_repeat
 from pdireval._prepare.keys import (
     TEMPORARY_ROWS,
     byte_order_keys,
+    radix_argsort,
     search_scattered,
     stable_argsort,
 )
@@ -153,21 +154,14 @@ def judged_positions(
     packed = _packed_keys(group, key, n_groups, by_rank)
     mine = packed[judged]
     counted = _counted_before(packed, group, mine, group[judged], num_ret)
-    if counted is None:  # many judged rows per query: one sort is cheaper
-        packed.sort()  # in place: the packed keys of other rows are rebuilt only where needed
-        group_start = np.r_[0, np.cumsum(num_ret[:-1])].astype(np.int64) if n_groups else num_ret
-        offset = group_start[group[judged]]
-        first, last = search_scattered(packed, mine, ("left", "right"))
-        before, through = first - offset, last - offset
-        repeats = by_rank and len(packed) > 1 and bool(np.any(packed[1:] == packed[:-1]))
-    else:
-        before, through = counted
-        repeats = by_rank and _ranks_repeat(group, key, n_groups, packed)
+    if counted is None:  # many judged rows per query: ordering every row is cheaper
+        return _positions_by_ordering(packed, group, key, judged, num_ret, by_rank, ties)
+    before, through = counted
     position = before + 1
     if by_rank:
         repeated = np.zeros(0, dtype=np.int64)
-        if repeats:
-            ordered = packed if counted is None else np.sort(packed)
+        if _ranks_repeat(group, key, n_groups, packed):
+            ordered = np.sort(packed)
             twice = np.unique(ordered[1:][ordered[1:] == ordered[:-1]])
             repeated = _rows_with(group, key, by_rank, twice, n_groups)[0]
         return _untied(num_ret, position, repeated)
@@ -179,6 +173,54 @@ def judged_positions(
         )
         result = _with_runs(result, shared, position[shared], within, tie_offset, tie_size)
     return result
+
+
+def _positions_by_ordering(
+    packed: np.ndarray,
+    group: np.ndarray,
+    key: np.ndarray,
+    judged: np.ndarray,
+    num_ret: np.ndarray,
+    by_rank: bool,
+    ties: TieBreak,
+) -> Positions:
+    """Positions from the order of every row's packed key, for queries judged deeply
+    (TREC-DL's 140 judged retrieved documents of 1,000): a judged row's position is
+    where the run of keys equal to its own begins, counted from its group's first row.
+    Runs longer than one are repeated ranks, or ties whose members are at hand.
+    """
+    n = len(packed)
+    order = radix_argsort(packed)
+    ordered = packed[order]
+    new_run = np.ones(n, dtype=bool)
+    np.not_equal(ordered[1:], ordered[:-1], out=new_run[1:])
+    run_start = np.flatnonzero(new_run)
+    run_length = np.diff(np.concatenate((run_start, [n])))
+    run_of = np.cumsum(new_run) - 1  # of each place in the order
+    place = np.empty(n, dtype=np.int64)
+    place[order] = np.arange(n)
+    run = run_of[place[judged]]
+    group_start = (np.cumsum(num_ret) - num_ret).astype(np.int64)
+    position = run_start[run] - group_start[group[judged]] + 1
+    if by_rank:
+        repeated = np.sort(order[(run_length > 1)[run_of]])
+        return _untied(num_ret, position, repeated)
+    result = _untied(num_ret, position, np.zeros(0, dtype=np.int64))
+    shared = run_length[run] > 1
+    if not shared.any():
+        return result
+    tied_runs = np.unique(run[shared])
+    length = run_length[tied_runs]
+    places = np.arange(int(length.sum())) - np.repeat(np.cumsum(length) - length, length)
+    places += np.repeat(run_start[tied_runs], length)
+    is_member = np.zeros(n, dtype=bool)  # members in row order: their ids are read in order
+    is_member[order[places]] = True
+    members = np.flatnonzero(is_member)
+    tied_index = np.zeros(len(run_start), dtype=np.int64)
+    tied_index[tied_runs] = np.arange(len(tied_runs))
+    member_run = tied_index[run_of[place[members]]]
+    within, tie_offset, tie_size = _rank_in_runs(members, member_run, key, judged[shared], ties)
+    return _with_runs(result, shared, position[shared], within, tie_offset, tie_size)
 
 
 def _ranks_repeat(group: np.ndarray, rank: np.ndarray, n_groups: int, packed: np.ndarray) -> bool:
@@ -381,7 +423,7 @@ def _order_in_runs(
     Otherwise a lexsort.
     """
     if len(member_run) > 1 and len(sort_keys) == 1:
-        by_doc = np.argsort(sort_keys[0])
+        by_doc = radix_argsort(sort_keys[0])  # stable: equal ids keep their order
         order = by_doc[stable_argsort(member_run[by_doc])]
         run, key = member_run[order], member_key[order]
         if bool(np.all((run[1:] != run[:-1]) | (key[1:] == key[:-1]))):
@@ -390,7 +432,7 @@ def _order_in_runs(
 
 
 def _descending_doc_order(docs: pd.Series) -> np.ndarray:
-    """Sort keys putting the doc ids in descending byte order (ascending keys)."""
+    """Sort keys (uint64) putting the doc ids in descending byte order (ascending keys)."""
     if isinstance(docs.dtype, pd.CategoricalDtype):  # only the members' categories
         docs = pd.Series(docs.cat.categories.take(docs.cat.codes.to_numpy()))
     if not isinstance(docs.dtype, pd.StringDtype):
@@ -399,7 +441,7 @@ def _descending_doc_order(docs: pd.Series) -> np.ndarray:
     if keys is not None:  # short ids: one integer per id, in byte order
         return ~keys
     doc_order, _ = pd.factorize(docs, sort=True)
-    return -doc_order
+    return (int(doc_order.max(initial=0)) - doc_order).astype(np.uint64)
 
 
 def _positions_in_given_order(
