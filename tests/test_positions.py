@@ -17,6 +17,10 @@ from hypothesis import strategies as st
 from pdireval._prepare import duplicates, positions
 from pdireval._prepare.positions import TieBreak, judged_positions
 
+#: Scores with many ties, and some that differ only in their last bits (told apart by
+#: counting, equal in the keys the ordering route sorts on, then ordered exactly).
+CLOSE_AND_EQUAL_SCORES = [0.0, -0.0, 0.5, 1.0, 1.0 + 2**-40, 1.0 + 2**-44, 2.5, -3.0, 1e300]
+
 
 @st.composite
 def shuffled_rankings(draw: st.DrawFn) -> dict:
@@ -26,11 +30,7 @@ def shuffled_rankings(draw: st.DrawFn) -> dict:
     group = np.repeat(np.arange(n_groups), sizes)
     n = len(group)
     score = np.array(
-        draw(
-            st.lists(
-                st.sampled_from([0.0, -0.0, 0.5, 1.0, 2.5, -3.0, 1e300]), min_size=n, max_size=n
-            )
-        )
+        draw(st.lists(st.sampled_from(CLOSE_AND_EQUAL_SCORES), min_size=n, max_size=n))
     )
     rank = np.concatenate([np.random.default_rng(size).permutation(size) + 1 for size in sizes])
     judged = np.flatnonzero(np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n))))
@@ -165,3 +165,29 @@ def test_a_group_without_a_sought_key_at_some_depth_holds_no_hit() -> None:
         found, which = positions._rows_with(group, rank, True, packed[1:], 4)
     np.testing.assert_array_equal(found, [1, 2, 3])
     np.testing.assert_array_equal(which, [0, 1, 2])
+
+
+def test_scores_differing_in_their_last_bits_keep_their_order_by_either_route() -> None:
+    rng = np.random.default_rng(7)
+    score = rng.choice(CLOSE_AND_EQUAL_SCORES[3:6], size=60)
+    group = np.repeat([0, 1], 30)
+    docs = np.array([f"d{row:02d}" for row in range(60)], dtype=object)
+    order = rng.permutation(60)
+    case = {
+        "group": group[order],
+        "score": score[order],
+        "rank": np.zeros(60),
+        "judged": np.arange(60),
+        "docs": docs[order],
+        "n_groups": 2,
+    }
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        counted, ordered = _both_routes(monkeypatch, case, by_rank=False)
+    same_group = case["group"][:, None] == case["group"][None, :]
+    higher = case["score"][None, :] > case["score"][:, None]
+    tied_before = (case["score"][None, :] == case["score"][:, None]) & (
+        case["docs"][None, :] > case["docs"][:, None]  # trec_eval: doc id descending
+    )
+    by_hand = 1 + np.count_nonzero(same_group & (higher | tied_before), axis=1)
+    np.testing.assert_array_equal(ordered.position, by_hand)
+    np.testing.assert_array_equal(counted.position, by_hand)

@@ -431,8 +431,8 @@ def stable_argsort(values: np.ndarray) -> np.ndarray:
 
     numpy sorts 64-bit integers stably with a merge sort several times slower than its
     default sort: values below 2**16 are radix-sorted as 16-bit integers instead, larger
-    ones sorted as the distinct keys ``value * n + row`` (the same order). Sorted values
-    cost one pass.
+    ones by :func:`radix_argsort`, or beyond its size sorted as the distinct keys
+    ``value * n + row`` (the same order). Sorted values cost one pass.
     """
     n = len(values)
     if n < 2 or values.dtype.kind not in "iu":
@@ -440,10 +440,12 @@ def stable_argsort(values: np.ndarray) -> np.ndarray:
     if bool(np.all(values[1:] >= values[:-1])):
         return np.arange(n)
     low, high = int(values.min()), int(values.max())
-    if low < 0 or (high + 1) * n >= 2**63:
+    if low < 0:
         return np.argsort(values, kind="stable")
     if high < 2**16:
         return np.argsort(values.astype(np.uint16), kind="stable")
+    if n <= _RADIX_ROWS or (high + 1) * n >= 2**63:
+        return radix_argsort(values.astype(np.uint64))
     packed = values.astype(np.int64) * n
     packed += np.arange(n)
     return np.argsort(packed)
