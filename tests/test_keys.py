@@ -184,3 +184,32 @@ def test_grouping_codes_match_a_sorted_factorize_read_whole_or_by_blocks(
         at = {value: code for code, value in enumerate(expected_uniques)}
         np.testing.assert_array_equal(codes, [at[value] for value in plain])
         assert list(uniques) == expected_uniques
+
+
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        (["q1", np.nan, None, pd.NA], ["q1", None, None, None]),  # missing stays missing
+        ([np.str_("q1"), "q2"], ["q1", "q2"]),
+        ([None, None], [None, None]),
+        ([], []),
+        ([b"q1", b"q2"], None),  # bytes are not strings
+        (["q1", b"q1"], None),
+        ([b"q1", "q1"], None),
+        (["q1", 1], None),
+        (["q1", 1.5], None),
+        (["q1", True], None),
+    ],
+)
+def test_only_python_strings_become_arrow_strings(values: list, expected: list | None) -> None:
+    for repeat in (1, 40):  # whole, and read by blocks of equal ids
+        ids = pd.Series([value for value in values for _ in range(repeat)], dtype=object)
+        converted = _keys.arrow_strings(ids)
+        if expected is None:
+            assert converted is None
+        else:
+            assert converted is not None
+            assert converted.dtype == _keys.string_dtype()
+            want = [value for value in expected for _ in range(repeat)]
+            got = converted.astype(object).where(converted.notna(), None).tolist()
+            assert got == want

@@ -225,11 +225,15 @@ def arrow_strings(ids: pd.Series) -> pd.Series | None:
 
     firsts = _block_firsts(values)
     sample = values if firsts is None else values[firsts]
-    if pd.api.types.infer_dtype(sample, skipna=True) not in ("string", "empty"):
+    try:  # Arrow infers the type in the same pass: strings, or bytes, or an error
+        array = pa.array(sample, from_pandas=True)
+    except (pa.ArrowException, TypeError, ValueError):  # numbers, mixed, or a str subclass
         return None
-    try:
-        array = pa.array(sample, type=pa.large_string(), from_pandas=True)
-    except (pa.ArrowException, TypeError, ValueError):  # e.g. a str subclass Arrow refuses
+    if pa.types.is_null(array.type):  # every id missing
+        array = pa.nulls(len(array), pa.large_string())
+    elif pa.types.is_string(array.type):
+        array = array.cast(pa.large_string())
+    elif not pa.types.is_large_string(array.type):  # bytes, or str and bytes mixed
         return None
     if firsts is not None:
         block = np.repeat(np.arange(len(firsts)), np.diff(np.r_[firsts, len(values)]))
