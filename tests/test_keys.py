@@ -213,3 +213,18 @@ def test_only_python_strings_become_arrow_strings(values: list, expected: list |
             want = [value for value in expected for _ in range(repeat)]
             got = converted.astype(object).where(converted.notna(), None).tolist()
             assert got == want
+
+
+@pytest.mark.parametrize(
+    "values",
+    [["q1", "q2", "q1"], [np.str_("q1"), "q2"], ["q1", None], ["q1", np.nan], [b"q1"], ["q1", 2]],
+)
+def test_keys_of_python_strings_read_in_blocks_or_none(values: list, monkeypatch) -> None:
+    monkeypatch.setattr(_keys, "_CONVERTED_ROWS", 2)
+    ids = pd.Series(values, dtype=object)
+    keys = _keys.python_string_keys(ids)
+    if all(isinstance(value, str) for value in values):
+        assert keys is not None
+        np.testing.assert_array_equal(keys, id_keys(ids.astype(_keys.string_dtype())))
+    else:
+        assert keys is None

@@ -152,11 +152,11 @@ def python_string_keys(ids: pd.Series) -> np.ndarray | None:
     keys = np.empty(len(values), dtype=np.uint64)
     for begin in range(0, len(values), _CONVERTED_ROWS):
         part = values[begin : begin + _CONVERTED_ROWS]
-        if pd.api.types.infer_dtype(part, skipna=False) != "string":
+        try:  # Arrow infers the type in the same pass: strings, or bytes, or an error
+            array = pa.array(part)
+        except (pa.ArrowException, TypeError, ValueError):  # numbers, mixed, or a str subclass
             return None
-        try:
-            array = pa.array(part, type=pa.large_string())
-        except (pa.ArrowException, TypeError, ValueError):  # e.g. a str subclass Arrow refuses
+        if not pa.types.is_string(array.type) or array.null_count:  # bytes, or None
             return None
         _hash_strings(*_string_buffers(array), keys[begin : begin + len(part)])
     return keys
