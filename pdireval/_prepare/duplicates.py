@@ -277,9 +277,11 @@ def _digest(values: np.ndarray) -> int:
     """A 64-bit digest of integer ``values`` that depends on every value and its row.
 
     The values' bytes are read as 64-bit words (eight int8 codes, or two int32 codes,
-    to a word); each word is mixed (multiply, xor-shift) and weighted by a per-row odd
-    factor, a window of words at a time, and windows are chained. Not cryptographic:
-    it tells a frame changed in place from the one that was checked.
+    to a word); each word is multiplied by a per-row odd factor and summed, a window of
+    words at a time, and windows are chained. An odd factor is invertible modulo 2**64,
+    so changing any one word changes the digest; changes of several cancel only when
+    their weighted sum is a multiple of 2**64. Not cryptographic: it tells a frame
+    changed in place from the one that was checked.
     """
     raw = np.ascontiguousarray(values).reshape(-1).view(np.uint8)
     whole = len(raw) - len(raw) % 8
@@ -287,19 +289,14 @@ def _digest(values: np.ndarray) -> int:
     if whole < len(raw):  # the last bytes, padded with zeros to a word
         last = np.zeros(8, dtype=np.uint8)
         last[: len(raw) - whole] = raw[whole:]
-        words = np.r_[words, last.view(np.uint64)]
+        words = np.concatenate((words, last.view(np.uint64)))
     digest = len(values) * 16 + values.dtype.itemsize
     weights = _row_weights()
-    mixed = np.empty(min(len(words), _WINDOW), dtype=np.uint64)
-    shifted = np.empty_like(mixed)
+    weighted = np.empty(min(len(words), _WINDOW), dtype=np.uint64)
     for begin in range(0, len(words), _WINDOW):
         piece = words[begin : begin + _WINDOW]
-        mix, shift = mixed[: len(piece)], shifted[: len(piece)]
-        np.multiply(piece, _MIX, out=mix)
-        np.right_shift(mix, np.uint64(31), out=shift)
-        mix ^= shift
-        mix *= weights[: len(piece)]
-        digest = (digest * _CHAIN + int(mix.sum())) & _MASK
+        product = np.multiply(piece, weights[: len(piece)], out=weighted[: len(piece)])
+        digest = (digest * _CHAIN + int(product.sum())) & _MASK
     return digest
 
 
