@@ -255,7 +255,7 @@ def _ranks_repeat(group: np.ndarray, rank: np.ndarray, n_groups: int, packed: np
     return int(np.count_nonzero(taken)) < n  # fewer slots taken than rows: a repeat
 
 
-_COUNTING_PASSES = 4  # rows read per retrieved row below which counting beats one sort
+_COUNTING_PASSES = 4  # rows read per retrieved row below which counting beats ordering
 
 
 def _counted_before(
@@ -267,13 +267,14 @@ def _counted_before(
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """For each judged row (packed key ``mine``), how many rows of its group have a
     smaller packed key, and how many a smaller or equal one; None when counting would
-    cost more than sorting.
+    cost more than ordering every row.
 
     Queries hold few judged retrieved documents (one or two in MS MARCO): the judged
     keys of each group are taken in order, the first of every group compared with all
     its group's rows at once, then the second, and so on -- one pass over the rows per
-    judged document of the deepest-judged group, each pass on fewer rows. numpy has no
-    radix sort of 64-bit keys, and sorting every row costs about ten such passes.
+    judged document of the deepest-judged group, each pass on fewer rows. Ordering
+    every row costs several such passes (:func:`~pdireval._prepare.keys.radix_argsort`),
+    or about twenty when millions of rows are too many for it.
     """
     n_groups = len(num_ret)
     per_group = np.bincount(mine_group, minlength=n_groups)
