@@ -1,8 +1,9 @@
 """Positions of judged documents in shuffled rows: counted per query or found by ordering.
 
-Rows out of rank order take one of two routes: few judged documents per query are
-counted against every row of their query, many are found in one ordering of all rows.
-Both must give the same positions, ties and repeated ranks; the counts must match a
+Rows out of rank order take one of three routes: few judged documents per query are
+counted against every row of their query, many are found in one ordering of all rows,
+or in a sort of their packed keys when there are millions of rows. All must give the
+same positions, ties and repeated ranks; the counts must match a
 count done by hand.
 """
 
@@ -48,13 +49,16 @@ def shuffled_rankings(draw: st.DrawFn) -> dict:
     }
 
 
-def _both_routes(monkeypatch: pytest.MonkeyPatch, case: dict, by_rank: bool) -> list:
+def _three_routes(monkeypatch: pytest.MonkeyPatch, case: dict, by_rank: bool) -> list:
+    """Positions counted, found by ordering every row, and found by a sort (the route of
+    millions of deeply judged rows)."""
     key = case["rank"] if by_rank else -case["score"]
     docs = case["docs"]
     ties = TieBreak(doc_ids=lambda rows: pd.Series(docs[rows]))
     found = []
-    for passes in (10**9, -1):  # counted, then ordered
+    for passes, ordered_rows in ((10**9, 1 << 21), (-1, 1 << 21), (-1, 0)):
         monkeypatch.setattr(positions, "_COUNTING_PASSES", passes)
+        monkeypatch.setattr(positions, "_ORDERED_ROWS", ordered_rows)
         found.append(
             judged_positions(
                 case["group"], key, case["judged"], case["n_groups"], by_rank=by_rank, ties=ties
@@ -65,25 +69,27 @@ def _both_routes(monkeypatch: pytest.MonkeyPatch, case: dict, by_rank: bool) -> 
 
 @settings(max_examples=300, deadline=None)
 @given(shuffled_rankings(), st.booleans())
-def test_counting_and_ordering_give_the_same_positions(case: dict, by_rank: bool) -> None:
+def test_counting_ordering_and_sorting_give_the_same_positions(case: dict, by_rank: bool) -> None:
     with pytest.MonkeyPatch.context() as monkeypatch:
-        counted, ordered = _both_routes(monkeypatch, case, by_rank)
-    for mine, theirs in zip(counted, ordered, strict=True):
+        counted, ordered, sorted_ = _three_routes(monkeypatch, case, by_rank)
+    for mine, theirs, sorts in zip(counted, ordered, sorted_, strict=True):
         np.testing.assert_array_equal(mine, theirs)
+        np.testing.assert_array_equal(mine, sorts)
 
 
 @settings(max_examples=200, deadline=None)
 @given(shuffled_rankings(), st.sampled_from([1, 10_000]))
-def test_repeated_ranks_are_found_by_both_routes(case: dict, spacing: int) -> None:
+def test_repeated_ranks_are_found_by_every_route(case: dict, spacing: int) -> None:
     """Ranks repeated inside a query, as a careless run file has them; ranks far apart
     are checked by hashing rather than in a table of every possible rank."""
     case["rank"] = np.minimum(case["rank"], 3) * spacing
     with pytest.MonkeyPatch.context() as monkeypatch:
-        counted, ordered = _both_routes(monkeypatch, case, by_rank=True)
+        counted, ordered, sorted_ = _three_routes(monkeypatch, case, by_rank=True)
     pairs = list(zip(case["group"].tolist(), case["rank"].tolist(), strict=True))
     expected = [row for row, pair in enumerate(pairs) if pairs.count(pair) > 1]
     np.testing.assert_array_equal(counted.repeated, expected)
     np.testing.assert_array_equal(ordered.repeated, expected)
+    np.testing.assert_array_equal(sorted_.repeated, expected)
 
 
 @settings(max_examples=200, deadline=None)
@@ -167,7 +173,7 @@ def test_a_group_without_a_sought_key_at_some_depth_holds_no_hit() -> None:
     np.testing.assert_array_equal(which, [0, 1, 2])
 
 
-def test_scores_differing_in_their_last_bits_keep_their_order_by_either_route() -> None:
+def test_scores_differing_in_their_last_bits_keep_their_order_by_every_route() -> None:
     rng = np.random.default_rng(7)
     score = rng.choice(CLOSE_AND_EQUAL_SCORES[3:6], size=60)
     group = np.repeat([0, 1], 30)
@@ -182,12 +188,12 @@ def test_scores_differing_in_their_last_bits_keep_their_order_by_either_route() 
         "n_groups": 2,
     }
     with pytest.MonkeyPatch.context() as monkeypatch:
-        counted, ordered = _both_routes(monkeypatch, case, by_rank=False)
+        counted, ordered, sorted_ = _three_routes(monkeypatch, case, by_rank=False)
     same_group = case["group"][:, None] == case["group"][None, :]
     higher = case["score"][None, :] > case["score"][:, None]
     tied_before = (case["score"][None, :] == case["score"][:, None]) & (
         case["docs"][None, :] > case["docs"][:, None]  # trec_eval: doc id descending
     )
     by_hand = 1 + np.count_nonzero(same_group & (higher | tied_before), axis=1)
-    np.testing.assert_array_equal(ordered.position, by_hand)
-    np.testing.assert_array_equal(counted.position, by_hand)
+    for found in (counted, ordered, sorted_):
+        np.testing.assert_array_equal(found.position, by_hand)

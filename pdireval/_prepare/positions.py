@@ -11,7 +11,8 @@ query's ranking, and the number of documents each query retrieved.
   are counted, one pass over the rows per judged row of the deepest-judged query;
   with many (TREC-DL's 140 of 1,000), one stable ordering of the packed keys, a radix
   sort, gives them -- where the run of keys equal to a judged key begins, counted from
-  its group's first row; the runs also hold the ties and repeated ranks.
+  its group's first row; the runs also hold the ties and repeated ranks. Beyond two
+  million rows the packed keys are sorted in place instead, and the judged ones searched.
 
 Ties -- equal scores, or in the packed keys scores too close to tell apart -- are
 ordered exactly afterwards by (key, doc id descending as strings), trec_eval's
@@ -154,14 +155,22 @@ def judged_positions(
     packed = _packed_keys(group, key, n_groups, by_rank)
     mine = packed[judged]
     counted = _counted_before(packed, group, mine, group[judged], num_ret)
-    if counted is None:  # many judged rows per query: ordering every row is cheaper
+    if counted is None and len(packed) <= _ORDERED_ROWS:  # many judged rows per query
         return _positions_by_ordering(packed, group, key, judged, num_ret, by_rank, ties)
-    before, through = counted
+    if counted is None:  # and millions of rows: one sort in place, the judged keys searched
+        packed.sort()  # the packed keys of other rows are rebuilt only where needed
+        offset = (np.cumsum(num_ret) - num_ret).astype(np.int64)[group[judged]]
+        first, last = search_scattered(packed, mine, ("left", "right"))
+        before, through = first - offset, last - offset
+        repeats = by_rank and bool(np.any(packed[1:] == packed[:-1]))
+    else:
+        before, through = counted
+        repeats = by_rank and _ranks_repeat(group, key, n_groups, packed)
     position = before + 1
     if by_rank:
         repeated = np.zeros(0, dtype=np.int64)
-        if _ranks_repeat(group, key, n_groups, packed):
-            ordered = np.sort(packed)
+        if repeats:
+            ordered = packed if counted is None else np.sort(packed)
             twice = np.unique(ordered[1:][ordered[1:] == ordered[:-1]])
             repeated = _rows_with(group, key, by_rank, twice, n_groups)[0]
         return _untied(num_ret, position, repeated)
@@ -174,6 +183,11 @@ def judged_positions(
         result = _with_runs(result, shared, position[shared], within, tie_offset, tie_size)
     return result
 
+
+#: Rows up to which ordering them all (a radix argsort, its temporaries about 30 bytes a
+#: row) beats sorting their packed keys in place and searching the judged ones; beyond,
+#: numpy's radix sort of 16-bit digits leaves the CPU caches.
+_ORDERED_ROWS = 1 << 21
 
 #: Low bits of a packed score dropped before ordering: the top 40 or so bits of a score
 #: still tell apart all but scores equal to about eight digits, and keys made equal are
