@@ -197,3 +197,39 @@ def test_scores_differing_in_their_last_bits_keep_their_order_by_every_route() -
     by_hand = 1 + np.count_nonzero(same_group & (higher | tied_before), axis=1)
     for found in (counted, ordered, sorted_):
         np.testing.assert_array_equal(found.position, by_hand)
+
+
+@settings(max_examples=200, deadline=None)
+@given(shuffled_rankings())
+def test_rows_in_rank_order_give_what_shuffled_rows_give(case: dict) -> None:
+    """Runs of equal scores in rank order are found by a scan of every row (small inputs)
+    or by a bisection inside each query's rows; both agree with the shuffled rows."""
+    key = -case["score"]
+    docs = np.array([f"d{row}" for row in range(len(key))], dtype=object)  # no repeats
+    order = np.lexsort((key, case["group"]))  # each query contiguous, best score first
+    where = np.empty(len(order), dtype=np.int64)
+    where[order] = np.arange(len(order))
+    judged = np.sort(where[case["judged"]])
+    shuffled = judged_positions(
+        case["group"],
+        key,
+        case["judged"],
+        case["n_groups"],
+        by_rank=False,
+        ties=TieBreak(doc_ids=lambda rows: pd.Series(docs[rows])),
+    )
+    back = np.argsort(order[judged])  # the ordered frame's judged rows, in original order
+    for scanned_rows in (1 << 14, 0):
+        with pytest.MonkeyPatch.context() as monkeypatch:
+            monkeypatch.setattr(positions, "_SCANNED_ROWS", scanned_rows)
+            found = judged_positions(
+                case["group"][order],
+                key[order],
+                judged,
+                case["n_groups"],
+                by_rank=False,
+                ties=TieBreak(doc_ids=lambda rows: pd.Series(docs[order][rows])),
+            )
+        np.testing.assert_array_equal(found.num_ret, shuffled.num_ret)
+        for field in ("position", "tie_first", "tie_size"):
+            np.testing.assert_array_equal(getattr(found, field)[back], getattr(shuffled, field))

@@ -9,6 +9,7 @@ kernels only ever see a :class:`~pdireval._prepare.ranked.Ranked`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -405,11 +406,37 @@ def _factorize(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
     "q\x00" would be one query); Arrow compares every byte. The ids keep their dtype.
     """
     converted = arrow_strings(values)
-    if converted is None:
-        codes, uniques = pd.factorize(values, sort=True)
-        return codes, pd.Index(uniques)
-    codes, uniques = pd.factorize(converted, sort=True)
-    return codes, pd.Index(np.asarray(uniques, dtype=object), dtype=values.dtype)
+    found = _factorize_arrow_strings(values if converted is None else converted)
+    if found is not None and converted is None:
+        return found[0], pd.Index(pd.array(found[1], dtype=values.dtype))
+    if found is not None:
+        return found[0], pd.Index(np.asarray(found[1], dtype=object), dtype=values.dtype)
+    codes, uniques = pd.factorize(values, sort=True)
+    return codes, pd.Index(uniques)
+
+
+def _factorize_arrow_strings(values: pd.Series) -> tuple[np.ndarray, Any] | None:
+    """Codes and sorted distinct values (an Arrow array) of Arrow strings without a
+    missing one, straight from Arrow's dictionary encoding; else None.
+
+    What ``pd.factorize(sort=True)`` does with them, without its fixed cost (about 60
+    microseconds, most of a small call's grouping).
+    """
+    chunked = getattr(values.array, "_pa_array", None)
+    if chunked is None or chunked.null_count:
+        return None
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not (pa.types.is_string(chunked.type) or pa.types.is_large_string(chunked.type)):
+        return None
+    array = chunked.chunk(0) if chunked.num_chunks == 1 else chunked.combine_chunks()
+    encoded = pc.dictionary_encode(array)
+    order = pc.array_sort_indices(encoded.dictionary).to_numpy()
+    rank = np.empty(len(order), dtype=np.intp)
+    rank[order] = np.arange(len(order))
+    codes = rank[encoded.indices.to_numpy(zero_copy_only=False)]
+    return codes, encoded.dictionary.take(pa.array(order))
 
 
 def group_codes(frame: pd.DataFrame, columns: ResolvedColumns) -> tuple[IntArray, pd.Index]:

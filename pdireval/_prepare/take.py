@@ -43,9 +43,13 @@ def take(values: pd.Series, rows: np.ndarray) -> pd.Series:
     import pyarrow as pa
 
     rows = np.asarray(rows, dtype=np.int64)
+    bounds = np.cumsum([0, *(len(chunk) for chunk in chunked.chunks)])
+    first = int(np.searchsorted(bounds, rows.min(), side="right")) - 1
+    if rows.max() < bounds[first + 1]:  # all in one chunk (a merged run's own rows)
+        taken = chunked.chunk(first).take(pa.array(rows - bounds[first]))
+        return pd.Series(rebuild(pa.chunked_array([taken])), name=values.name)
     order = np.argsort(rows, kind="stable")
     ascending = rows[order]
-    bounds = np.cumsum([0, *(len(chunk) for chunk in chunked.chunks)])
     cuts = np.searchsorted(ascending, bounds)
     pieces = [
         chunk.take(pa.array(ascending[cuts[i] : cuts[i + 1]] - bounds[i]))
