@@ -150,7 +150,7 @@ def test_radix_argsort_orders_like_numpys_stable_sort(values, mask: int, strided
 
 
 def test_radix_argsort_leaves_long_or_other_arrays_to_numpy(monkeypatch) -> None:
-    monkeypatch.setattr(_keys, "_RADIX_ROWS", 4)
+    monkeypatch.setattr(_keys, "RADIX_ROWS", 4)
     values = np.array([5, 1, 5, 0, 1], dtype=np.uint64)
     np.testing.assert_array_equal(_keys.radix_argsort(values), [3, 1, 4, 0, 2])
     signed = np.array([3, -1, 3], dtype=np.int64)
@@ -184,6 +184,21 @@ def test_grouping_codes_match_a_sorted_factorize_read_whole_or_by_blocks(
         at = {value: code for code, value in enumerate(expected_uniques)}
         np.testing.assert_array_equal(codes, [at[value] for value in plain])
         assert list(uniques) == expected_uniques
+
+
+@pytest.mark.parametrize("dtype", ["object", "str"])
+def test_factorize_tells_nul_characters_apart_with_a_missing_id(dtype: str) -> None:
+    """With a missing id (-1, pandas' factorize rather than Arrow's dictionary encoding),
+    ids that differ after a NUL stay apart, and the distinct ids keep the column's dtype."""
+    from pdireval._prepare import ranking
+
+    column = pd.Series(["q\x00", None, "q", "q\x00"], dtype=object)
+    if dtype == "str":
+        column = column.astype(_keys.string_dtype())
+    codes, uniques = ranking._factorize(column)
+    assert codes.tolist() == [1, -1, 0, 1]
+    assert list(uniques) == ["q", "q\x00"]
+    assert uniques.dtype == column.dtype
 
 
 @pytest.mark.parametrize(

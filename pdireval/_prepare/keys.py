@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "RADIX_ROWS",
     "TEMPORARY_ROWS",
     "arrow_strings",
     "byte_order_keys",
@@ -397,7 +398,7 @@ def search_scattered(
     return found
 
 
-_RADIX_ROWS = 1 << 21  # above this, numpy's argsort is as fast and needs less memory
+RADIX_ROWS = 1 << 21  # above this, numpy's argsort is as fast and needs less memory
 
 
 def radix_argsort(values: np.ndarray) -> np.ndarray:
@@ -415,7 +416,7 @@ def radix_argsort(values: np.ndarray) -> np.ndarray:
     [1, 3, 0, 2]
     """
     n = len(values)
-    if n < 2 or n > _RADIX_ROWS or values.dtype != np.uint64:
+    if n < 2 or n > RADIX_ROWS or values.dtype != np.uint64:
         return np.argsort(values, kind="stable")
     varying = int(np.bitwise_or.reduce(values) ^ np.bitwise_and.reduce(values))
     digits = np.ascontiguousarray(values).view(np.uint16).reshape(n, 4)  # a view, no copy
@@ -448,7 +449,7 @@ def stable_argsort(values: np.ndarray) -> np.ndarray:
         return np.argsort(values, kind="stable")
     if high < 2**16:
         return np.argsort(values.astype(np.uint16), kind="stable")
-    if n <= _RADIX_ROWS or (high + 1) * n >= 2**63:
+    if n <= RADIX_ROWS or (high + 1) * n >= 2**63:
         return radix_argsort(values.astype(np.uint64))
     packed = values.astype(np.int64) * n
     packed += np.arange(n)

@@ -31,6 +31,7 @@ import pandas as pd
 from pdireval._errors import SchemaError
 from pdireval._prepare.duplicates import has_repeat
 from pdireval._prepare.keys import (
+    RADIX_ROWS,
     TEMPORARY_ROWS,
     byte_order_keys,
     radix_argsort,
@@ -184,10 +185,10 @@ def judged_positions(
     return result
 
 
-#: Rows up to which ordering them all (a radix argsort, its temporaries about 30 bytes a
-#: row) beats sorting their packed keys in place and searching the judged ones; beyond,
-#: numpy's radix sort of 16-bit digits leaves the CPU caches.
-_ORDERED_ROWS = 1 << 21
+#: Rows up to which ordering them all (its temporaries about 30 bytes a row) beats
+#: sorting their packed keys in place and searching the judged ones: as long as the
+#: ordering is a radix sort.
+_ORDERED_ROWS = RADIX_ROWS
 
 #: Low bits of a packed score dropped before ordering: the top 40 or so bits of a score
 #: still tell apart all but scores equal to about eight digits, and keys made equal are
@@ -232,9 +233,7 @@ def _positions_by_ordering(
     if not shared.any():
         return result
     tied_runs = np.unique(run[shared])
-    length = run_length[tied_runs]
-    places = np.arange(int(length.sum())) - np.repeat(np.cumsum(length) - length, length)
-    places += np.repeat(run_start[tied_runs], length)
+    places, _ = _expanded(run_start[tied_runs], run_length[tied_runs])
     is_member = np.zeros(n, dtype=bool)  # members in row order: their ids are read in order
     is_member[order[places]] = True
     members = np.flatnonzero(is_member)
@@ -243,6 +242,12 @@ def _positions_by_ordering(
     member_run = tied_index[run_of[place[members]]]
     within, tie_offset, tie_size = _rank_in_runs(members, member_run, key, judged[shared], ties)
     return _with_runs(result, shared, position[shared], within, tie_offset, tie_size)
+
+
+def _expanded(start: np.ndarray, length: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every position of the ranges ``[start, start + length)``, and the range of each."""
+    which = np.repeat(np.arange(len(start)), length)
+    return start[which] + np.arange(len(which)) - (np.cumsum(length) - length)[which], which
 
 
 def _ranks_repeat(group: np.ndarray, rank: np.ndarray, n_groups: int, packed: np.ndarray) -> bool:
@@ -531,10 +536,7 @@ def _positions_in_given_order(
             run_first = _search_blocks(key, lo, rows, key[rows], "left", descending)
             run_end = _search_blocks(key, rows, hi, key[rows], "right", descending)
         run_first, unique = np.unique(run_first, return_index=True)
-        length = run_end[unique] - run_first
-        member_run = np.repeat(np.arange(len(run_first)), length)
-        members = np.arange(len(member_run)) - np.repeat(np.cumsum(length) - length, length)
-        members += np.repeat(run_first, length)
+        members, member_run = _expanded(run_first, run_end[unique] - run_first)
         run_of_row = np.searchsorted(run_first, rows, side="right") - 1
         # each run holds one key value: its order among the members is the same either way
         within, tie_offset, tie_size = _rank_in_runs(members, member_run, key, rows, ties)

@@ -406,13 +406,15 @@ def _factorize(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
     "q\x00" would be one query); Arrow compares every byte. The ids keep their dtype.
     """
     converted = arrow_strings(values)
-    found = _factorize_arrow_strings(values if converted is None else converted)
-    if found is not None and converted is None:
-        return found[0], pd.Index(pd.array(found[1], dtype=values.dtype))
-    if found is not None:
-        return found[0], pd.Index(np.asarray(found[1], dtype=object), dtype=values.dtype)
-    codes, uniques = pd.factorize(values, sort=True)
-    return codes, pd.Index(uniques)
+    source = values if converted is None else converted
+    found = _factorize_arrow_strings(source)
+    if found is None:
+        codes, uniques = pd.factorize(source, sort=True)
+    else:
+        codes, uniques = found[0], pd.array(found[1], dtype=source.dtype)
+    if converted is None:
+        return codes, pd.Index(uniques)
+    return codes, pd.Index(np.asarray(uniques, dtype=object), dtype=values.dtype)
 
 
 def _factorize_arrow_strings(values: pd.Series) -> tuple[np.ndarray, Any] | None:
