@@ -243,3 +243,87 @@ def test_keys_of_python_strings_read_in_blocks_or_none(values: list, monkeypatch
         np.testing.assert_array_equal(keys, id_keys(ids.astype(_keys.string_dtype())))
     else:
         assert keys is None
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.integers(0, 9), max_size=40),
+    st.sampled_from([np.int8, np.int32, np.int64, np.intp]),
+    st.integers(1, 7),
+)
+def test_gathered_by_blocks_is_fancy_indexing(rows: list, dtype: type, block: int) -> None:
+    values = np.arange(100, 110, dtype=np.int64)
+    index = np.array(rows, dtype=dtype)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(_keys, "TEMPORARY_ROWS", block)
+        found = _keys.gathered(values, index)
+    assert found.dtype == values.dtype
+    np.testing.assert_array_equal(found, values[index.astype(np.intp)])
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.integers(0, 1), max_size=40),
+    st.sampled_from([np.int8, np.int32, np.intp]),
+    st.integers(1, 12),
+    st.sampled_from([0, 2, 5]),
+)
+def test_bincount_by_blocks_is_numpys(values: list, dtype: type, block: int, length: int) -> None:
+    """Counts by blocks of 8 to 12 rows (of values 0 and 1) are numpy's, also when the
+    values exceed ``minlength``."""
+    array = np.array(values, dtype=dtype)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(_keys, "TEMPORARY_ROWS", block)
+        found = _keys.bincount(array, length)
+    np.testing.assert_array_equal(found, np.bincount(array, minlength=length))
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.integers(0, 5), min_size=1, max_size=30),
+    st.permutations(["a", "b", "c", "d", "e", "f"]),
+    st.booleans(),
+    st.booleans(),
+)
+def test_categorical_ids_factorize_like_pandas(codes, categories, ordered, missing) -> None:
+    """From the codes: the categories used, in the categories' order (unused ones and
+    unsorted categories included); a missing id is left to pandas."""
+    from pdireval._prepare import ranking
+
+    column = pd.Series(pd.Categorical.from_codes(codes, categories=categories, ordered=ordered))
+    if missing:
+        column.iloc[0] = np.nan
+    found_codes, found_uniques = ranking._factorize(column)
+    expected_codes, expected_uniques = pd.factorize(column, sort=True)
+    np.testing.assert_array_equal(found_codes, expected_codes)
+    pd.testing.assert_index_equal(found_uniques, pd.Index(expected_uniques))
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.sampled_from(["int8", "int32", "int64", "uint64"]).flatmap(
+        lambda dtype: st.tuples(
+            st.just(dtype),
+            st.lists(
+                st.integers(int(np.iinfo(dtype).min), int(np.iinfo(dtype).max)).flatmap(
+                    lambda v: st.sampled_from([v, v, 0])
+                ),
+                min_size=1,
+                max_size=30,
+            ),
+        )
+    )
+)
+def test_integer_ids_factorized_by_arrow_like_pandas(case) -> None:
+    """Millions of integer ids are factorized by Arrow: same codes and sorted ids (of
+    the same dtype) as pandas' sorted factorize, extremes of each dtype included."""
+    from pdireval._prepare import ranking
+
+    dtype, values = case
+    column = pd.Series(values, dtype=dtype)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(ranking, "_ARROW_INTEGERS_FROM_ROWS", 0)
+        found_codes, found_uniques = ranking._factorize(column)
+    expected_codes, expected_uniques = pd.factorize(column, sort=True)
+    np.testing.assert_array_equal(found_codes, expected_codes)
+    pd.testing.assert_index_equal(found_uniques, pd.Index(expected_uniques))

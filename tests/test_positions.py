@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pdireval._prepare import duplicates, positions
-from pdireval._prepare.positions import TieBreak, judged_positions
+from pdireval._prepare.positions import Positions, TieBreak, judged_positions
 
 #: Scores with many ties, and some that differ only in their last bits (told apart by
 #: counting, equal in the keys the ordering route sorts on, then ordered exactly).
@@ -49,10 +49,12 @@ def shuffled_rankings(draw: st.DrawFn) -> dict:
     }
 
 
-def _three_routes(monkeypatch: pytest.MonkeyPatch, case: dict, by_rank: bool) -> list:
+def _three_routes(
+    monkeypatch: pytest.MonkeyPatch, case: dict, by_rank: bool, descending: bool = False
+) -> list:
     """Positions counted, found by ordering every row, and found by a sort (the route of
-    millions of deeply judged rows)."""
-    key = case["rank"] if by_rank else -case["score"]
+    millions of deeply judged rows); scores as an ascending key, or as given."""
+    key = case["rank"] if by_rank else case["score"] if descending else -case["score"]
     docs = case["docs"]
     ties = TieBreak(doc_ids=lambda rows: pd.Series(docs[rows]))
     found = []
@@ -61,7 +63,13 @@ def _three_routes(monkeypatch: pytest.MonkeyPatch, case: dict, by_rank: bool) ->
         monkeypatch.setattr(positions, "_ORDERED_ROWS", ordered_rows)
         found.append(
             judged_positions(
-                case["group"], key, case["judged"], case["n_groups"], by_rank=by_rank, ties=ties
+                case["group"],
+                key,
+                case["judged"],
+                case["n_groups"],
+                by_rank=by_rank,
+                ties=ties,
+                descending=descending,
             )
         )
     return found
@@ -75,6 +83,19 @@ def test_counting_ordering_and_sorting_give_the_same_positions(case: dict, by_ra
     for mine, theirs, sorts in zip(counted, ordered, sorted_, strict=True):
         np.testing.assert_array_equal(mine, theirs)
         np.testing.assert_array_equal(mine, sorts)
+
+
+@settings(max_examples=200, deadline=None)
+@given(shuffled_rankings())
+def test_scores_as_given_rank_like_their_negation_by_every_route(case: dict) -> None:
+    """A descending score (read negated, a block or a run of ties at a time) gives the
+    positions of the ascending key minus the score."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        negated = _three_routes(monkeypatch, case, by_rank=False)
+        as_given = _three_routes(monkeypatch, case, by_rank=False, descending=True)
+    for mine, theirs in zip(negated, as_given, strict=True):
+        for field in Positions._fields:
+            np.testing.assert_array_equal(getattr(mine, field), getattr(theirs, field))
 
 
 @settings(max_examples=200, deadline=None)

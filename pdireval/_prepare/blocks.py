@@ -107,7 +107,7 @@ def adjacent_differs(values: pd.Series) -> np.ndarray:
         differs = pc.not_equal(chunked.slice(1, n - 1), chunked.slice(0, n - 1))
         return np.asarray(differs.to_numpy(zero_copy_only=False), dtype=bool)
     if isinstance(values.dtype, pd.CategoricalDtype):
-        codes = values.cat.codes.to_numpy()
+        codes = values.array.codes
         return np.asarray(codes[1:] != codes[:-1])
     array = values.to_numpy()
     return np.asarray(array[1:] != array[:-1], dtype=bool)

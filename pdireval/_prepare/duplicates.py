@@ -62,7 +62,7 @@ def repeated_rows(
     """
     if keys is None:
         categorical = isinstance(docs.dtype, pd.CategoricalDtype)  # codes: keys in a column
-        keys = docs.cat.codes.to_numpy().astype(np.uint64) if categorical else id_keys(docs)
+        keys = docs.array.codes.astype(np.uint64) if categorical else id_keys(docs)
     if keys is None:
         keys = pd.factorize(docs)[0].astype(np.uint64)
     for begin in range(0, len(keys), _WINDOW):  # in pieces: no full-length temporary
@@ -267,7 +267,7 @@ def _numpy_digest(ids: pd.Series) -> tuple[Any, ...] | None:
         categories = ids.cat.categories  # an immutable Index: named by identity and ends
         ends = (categories[:2].tolist(), categories[-2:].tolist())
         head = ("category", id(categories), len(categories), ends, ids.cat.ordered)
-        return (*head, _digest(ids.cat.codes.to_numpy()))
+        return (*head, _digest(ids.array.codes))
     if isinstance(ids.dtype, np.dtype) and ids.dtype.kind in "iu":
         return (str(ids.dtype), _digest(ids.to_numpy()))
     return None
@@ -286,17 +286,19 @@ def _digest(values: np.ndarray) -> int:
     raw = np.ascontiguousarray(values).reshape(-1).view(np.uint8)
     whole = len(raw) - len(raw) % 8
     words = raw[:whole].view(np.uint64)
-    if whole < len(raw):  # the last bytes, padded with zeros to a word
-        last = np.zeros(8, dtype=np.uint8)
-        last[: len(raw) - whole] = raw[whole:]
-        words = np.concatenate((words, last.view(np.uint64)))
+    last = np.zeros(8, dtype=np.uint8)  # the last bytes, padded with zeros to a word
+    last[: len(raw) - whole] = raw[whole:]
+    n_words = len(words) + (whole < len(raw))  # the last word is read apart: no copy
     digest = len(values) * 16 + values.dtype.itemsize
     weights = _row_weights()
     weighted = np.empty(min(len(words), _WINDOW), dtype=np.uint64)
-    for begin in range(0, len(words), _WINDOW):
+    for begin in range(0, n_words, _WINDOW):
         piece = words[begin : begin + _WINDOW]
         product = np.multiply(piece, weights[: len(piece)], out=weighted[: len(piece)])
-        digest = (digest * _CHAIN + int(product.sum())) & _MASK
+        total = int(product.sum())
+        if begin + len(piece) < min(begin + _WINDOW, n_words):  # the window holds it
+            total += int(last.view(np.uint64)[0]) * int(weights[len(piece)])
+        digest = (digest * _CHAIN + total) & _MASK
     return digest
 
 

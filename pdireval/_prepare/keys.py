@@ -30,8 +30,10 @@ __all__ = [
     "RADIX_ROWS",
     "TEMPORARY_ROWS",
     "arrow_strings",
+    "bincount",
     "byte_order_keys",
     "category_keys",
+    "gathered",
     "holds_python_objects",
     "id_keys",
     "python_string_blocks",
@@ -83,7 +85,7 @@ def id_keys(ids: pd.Series) -> np.ndarray | None:
         keys = category_keys(dtype.categories)
         if keys is None:
             return None
-        return keys[ids.cat.codes.to_numpy()]
+        return gathered(keys, ids.array.codes)
     if pd.api.types.is_integer_dtype(dtype):
         return ids.to_numpy(dtype=np.int64, copy=True).view(np.uint64)  # callers may modify
     chunked = getattr(ids.array, "_pa_array", None)
@@ -237,7 +239,9 @@ def arrow_strings(ids: pd.Series) -> pd.Series | None:
     elif not pa.types.is_large_string(array.type):  # bytes, or str and bytes mixed
         return None
     if firsts is not None:
-        block = np.repeat(np.arange(len(firsts)), np.diff(np.r_[firsts, len(values)]))
+        block = np.repeat(  # int32: half the temporary of intp indices
+            np.arange(len(firsts), dtype=np.int32), np.diff(np.r_[firsts, len(values)])
+        )
         array = array.take(pa.array(block))
     return pd.Series(pd.array(pa.chunked_array([array]), dtype=string_dtype()), name=ids.name)
 
@@ -375,6 +379,47 @@ def byte_order_keys(ids: pd.Series) -> np.ndarray | None:
     padded[: len(padded) - 8] = data[offsets[0] : offsets[-1]]
     first = _word(_word_view(padded), offsets[:-1] - offsets[0], length)
     return first.byteswap() | length.astype(np.uint64)
+
+
+def gathered(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``values[rows]``, a block of rows at a time when ``rows`` are narrower than ``intp``.
+
+    numpy converts an index array to ``intp`` before it gathers: for millions of int32
+    codes that is a temporary twice their size, whose fresh pages the kernel must fault
+    in; a block at a time, one small temporary is reused.
+
+    Examples
+    --------
+    >>> gathered(np.array([10, 20, 30]), np.array([2, 0, 2], dtype=np.int32)).tolist()
+    [30, 10, 30]
+    """
+    if rows.dtype == np.intp or len(rows) <= TEMPORARY_ROWS:
+        return values[rows]
+    out = np.empty(len(rows), dtype=values.dtype)
+    for begin in range(0, len(rows), TEMPORARY_ROWS):
+        out[begin : begin + TEMPORARY_ROWS] = values[rows[begin : begin + TEMPORARY_ROWS]]
+    return out
+
+
+def bincount(values: np.ndarray, minlength: int) -> np.ndarray:
+    """``np.bincount(values, minlength=minlength)``, a block of rows at a time when
+    ``values`` are narrower than ``intp`` (numpy reads them through an ``intp`` copy).
+
+    Examples
+    --------
+    >>> bincount(np.array([0, 2, 2], dtype=np.int32), 4).tolist()
+    [1, 0, 2, 0]
+    """
+    if values.dtype == np.intp or len(values) <= TEMPORARY_ROWS:
+        return np.bincount(values, minlength=minlength)
+    block = max(TEMPORARY_ROWS, 4 * minlength)  # each block's counts cost less than its rows
+    counts = np.zeros(minlength, dtype=np.intp)
+    for begin in range(0, len(values), block):
+        piece = np.bincount(values[begin : begin + block], minlength=minlength)
+        if len(piece) > minlength:
+            return np.bincount(values, minlength=minlength)  # values beyond minlength
+        counts += piece
+    return counts
 
 
 def search_scattered(

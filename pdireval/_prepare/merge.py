@@ -667,7 +667,7 @@ def _maybe_judged(
     if isinstance(run_doc.dtype, pd.CategoricalDtype) and judged_keys is not None:
         keys = category_keys(run_doc.cat.categories)
         if keys is not None:
-            return np.flatnonzero(_key_table_hits(keys, judged_keys)[run_doc.cat.codes.to_numpy()])
+            return np.flatnonzero(_key_table_hits(keys, judged_keys)[run_doc.array.codes])
     if run_keys is None or judged_keys is None:
         if differ:
             run_docs = pd.Series(_as_python_objects(run_doc))

@@ -33,6 +33,7 @@ from pdireval._prepare.duplicates import has_repeat
 from pdireval._prepare.keys import (
     RADIX_ROWS,
     TEMPORARY_ROWS,
+    bincount,
     byte_order_keys,
     radix_argsort,
     search_scattered,
@@ -85,12 +86,36 @@ def _order_preserving_bits(key: np.ndarray) -> np.ndarray:
     return bits
 
 
+class _Negated:
+    """A descending score read as an ascending key, ``-values[rows]`` a read at a time.
+
+    Out of rank order, rows are ranked by an ascending key. Negating a score column of
+    millions of rows would allocate (and fault in) a copy, while only blocks of rows and
+    the members of runs of ties are ever read.
+    """
+
+    __slots__ = ("values",)
+
+    def __init__(self, values: np.ndarray) -> None:
+        self.values = values
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def __getitem__(self, rows: slice | np.ndarray) -> np.ndarray:
+        return np.negative(self.values[rows])
+
+
+#: A ranking key: ascending = better (a rank, or a score read as :class:`_Negated`).
+Key = np.ndarray | _Negated
+
+
 def _group_shift(n_groups: int) -> np.uint64:
     """Bit position of the group code in a packed key."""
     return np.uint64(64 - max(int(n_groups - 1).bit_length(), 1))
 
 
-def _packed_keys(group: np.ndarray, key: np.ndarray, n_groups: int, by_rank: bool) -> np.ndarray:
+def _packed_keys(group: np.ndarray, key: Key, n_groups: int, by_rank: bool) -> np.ndarray:
     shift = _group_shift(n_groups)
     group_bits = np.uint64(64 - int(shift))
     packed = np.empty(len(key), dtype=np.uint64)
@@ -99,7 +124,7 @@ def _packed_keys(group: np.ndarray, key: np.ndarray, n_groups: int, by_rank: boo
         if by_rank:
             low = key[begin : begin + TEMPORARY_ROWS].astype(np.uint64)
             if int(low.max()) >> int(shift):
-                msg = f"ranks up to {int(key.max())} are too large; renumber them from 1"
+                msg = f"ranks up to {int(np.max(key[:]))} are too large; renumber them from 1"
                 raise SchemaError(msg)
         else:
             low = _order_preserving_bits(key[begin : begin + TEMPORARY_ROWS])
@@ -150,14 +175,13 @@ def judged_positions(
     in_order = _positions_in_given_order(group, key, judged, n_groups, by_rank, ties, descending)
     if in_order is not None:
         return in_order
-    if descending:
-        key = -key
-    num_ret = np.bincount(group, minlength=n_groups).astype(np.float64)
-    packed = _packed_keys(group, key, n_groups, by_rank)
+    ascending: Key = _Negated(key) if descending else key
+    num_ret = bincount(group, n_groups).astype(np.float64)
+    packed = _packed_keys(group, ascending, n_groups, by_rank)
     mine = packed[judged]
     counted = _counted_before(packed, group, mine, group[judged], num_ret)
     if counted is None and len(packed) <= _ORDERED_ROWS:  # many judged rows per query
-        return _positions_by_ordering(packed, group, key, judged, num_ret, by_rank, ties)
+        return _positions_by_ordering(packed, group, ascending, judged, num_ret, by_rank, ties)
     if counted is None:  # and millions of rows: one sort in place, the judged keys searched
         packed.sort()  # the packed keys of other rows are rebuilt only where needed
         offset = (np.cumsum(num_ret) - num_ret).astype(np.int64)[group[judged]]
@@ -173,13 +197,13 @@ def judged_positions(
         if repeats:
             ordered = packed if counted is None else np.sort(packed)
             twice = np.unique(ordered[1:][ordered[1:] == ordered[:-1]])
-            repeated = _rows_with(group, key, by_rank, twice, n_groups)[0]
+            repeated = _rows_with(group, ascending, by_rank, twice, n_groups)[0]
         return _untied(num_ret, position, repeated)
     result = _untied(num_ret, position, np.zeros(0, dtype=np.int64))
     shared = through - before > 1
     if shared.any():
         within, tie_offset, tie_size = _positions_in_runs(
-            mine[shared], group, key, judged[shared], n_groups, ties
+            mine[shared], group, ascending, judged[shared], n_groups, ties
         )
         result = _with_runs(result, shared, position[shared], within, tie_offset, tie_size)
     return result
@@ -199,7 +223,7 @@ _COARSE_BITS = 16
 def _positions_by_ordering(
     packed: np.ndarray,
     group: np.ndarray,
-    key: np.ndarray,
+    key: Key,
     judged: np.ndarray,
     num_ret: np.ndarray,
     by_rank: bool,
@@ -327,7 +351,7 @@ def _counted_before(
 
 
 def _rows_with(
-    group: np.ndarray, key: np.ndarray, by_rank: bool, values: np.ndarray, n_groups: int
+    group: np.ndarray, key: Key, by_rank: bool, values: np.ndarray, n_groups: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """Rows (ascending) whose packed key is one of the sorted ``values`` (scanning only
     their groups), and which of the ``values`` each has.
@@ -394,7 +418,7 @@ def _with_runs(
 def _positions_in_runs(
     judged_packed: np.ndarray,
     group: np.ndarray,
-    key: np.ndarray,
+    key: Key,
     judged: np.ndarray,
     n_groups: int,
     ties: TieBreak,
@@ -408,7 +432,7 @@ def _positions_in_runs(
 def _rank_in_runs(
     members: np.ndarray,
     member_run: np.ndarray,
-    key: np.ndarray,
+    key: Key,
     judged: np.ndarray,
     ties: TieBreak,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -462,7 +486,7 @@ def _order_in_runs(
 def _descending_doc_order(docs: pd.Series) -> np.ndarray:
     """Sort keys (uint64) putting the doc ids in descending byte order (ascending keys)."""
     if isinstance(docs.dtype, pd.CategoricalDtype):  # only the members' categories
-        docs = pd.Series(docs.cat.categories.take(docs.cat.codes.to_numpy()))
+        docs = pd.Series(docs.cat.categories.take(docs.array.codes))
     if not isinstance(docs.dtype, pd.StringDtype):
         docs = docs.astype(str)
     keys = byte_order_keys(docs)

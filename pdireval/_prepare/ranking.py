@@ -19,7 +19,13 @@ from pdireval._options import Evaluation
 from pdireval._prepare.blocks import adjacent_differs, scattered_start
 from pdireval._prepare.columns import ATTRS_KEY, ResolvedColumns
 from pdireval._prepare.duplicates import fingerprint, repeated_rows
-from pdireval._prepare.keys import arrow_strings, holds_python_objects, stable_argsort
+from pdireval._prepare.keys import (
+    arrow_strings,
+    bincount,
+    gathered,
+    holds_python_objects,
+    stable_argsort,
+)
 from pdireval._prepare.positions import TieBreak, judged_positions
 from pdireval._prepare.ranked import Ranked
 from pdireval._prepare.take import take
@@ -361,6 +367,11 @@ def check_no_nulls_in(ids: dict[str, pd.Series], columns: ResolvedColumns) -> No
         chunked = getattr(values.array, "_pa_array", None)
         if chunked is not None and chunked.null_count == 0:
             continue
+        if _integers(values.dtype) or (  # no missing value, or none among the codes
+            isinstance(values.dtype, pd.CategoricalDtype)
+            and (not len(values) or int(values.array.codes.min()) >= 0)
+        ):
+            continue
         missing = values.isna().to_numpy()
         if missing.any():
             first = values.index[np.flatnonzero(missing)[0]]
@@ -405,6 +416,15 @@ def _factorize(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
     pandas 2's hash table of Python strings stops at a NUL character ("q" and
     "q\x00" would be one query); Arrow compares every byte. The ids keep their dtype.
     """
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        found_codes = _factorize_categorical(values)
+        if found_codes is not None:
+            return found_codes
+    if _integers(values.dtype) and len(values) >= _ARROW_INTEGERS_FROM_ROWS:
+        import pyarrow as pa
+
+        codes, distinct = _factorize_arrow(pa.array(values.to_numpy()))
+        return codes, pd.Index(distinct.to_numpy(), dtype=values.dtype)
     converted = arrow_strings(values)
     source = values if converted is None else converted
     found = _factorize_arrow_strings(source)
@@ -415,6 +435,31 @@ def _factorize(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
     if converted is None:
         return codes, pd.Index(uniques)
     return codes, pd.Index(np.asarray(uniques, dtype=object), dtype=values.dtype)
+
+
+#: Rows from which integer ids are factorized by Arrow: about twice as fast as pandas'
+#: sorted factorize for millions of rows, and no faster for hundreds of thousands.
+_ARROW_INTEGERS_FROM_ROWS = 1 << 20
+
+
+def _integers(dtype: Any) -> bool:
+    return isinstance(dtype, np.dtype) and dtype.kind in "iu"
+
+
+def _factorize_categorical(values: pd.Series) -> tuple[np.ndarray, pd.Index] | None:
+    """``pd.factorize(values, sort=True)`` of categorical ids from their codes: the
+    categories used, in the categories' order. None when one is missing.
+    """
+    dtype: pd.CategoricalDtype = values.dtype  # type: ignore[assignment]
+    codes = values.array.codes
+    n_categories = len(dtype.categories)
+    if len(codes) and int(codes.min()) < 0:
+        return None
+    used = np.flatnonzero(bincount(codes, n_categories))
+    rank = np.zeros(n_categories, dtype=np.int32 if n_categories < 2**31 else np.int64)
+    rank[used] = np.arange(len(used))
+    uniques = pd.Categorical.from_codes(used, dtype=dtype)
+    return gathered(rank, codes), pd.Index(uniques)
 
 
 def _factorize_arrow_strings(values: pd.Series) -> tuple[np.ndarray, Any] | None:
@@ -428,16 +473,26 @@ def _factorize_arrow_strings(values: pd.Series) -> tuple[np.ndarray, Any] | None
     if chunked is None or chunked.null_count:
         return None
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     if not (pa.types.is_string(chunked.type) or pa.types.is_large_string(chunked.type)):
         return None
-    array = chunked.chunk(0) if chunked.num_chunks == 1 else chunked.combine_chunks()
+    return _factorize_arrow(
+        chunked.chunk(0) if chunked.num_chunks == 1 else chunked.combine_chunks()
+    )
+
+
+def _factorize_arrow(array: Any) -> tuple[np.ndarray, Any]:
+    """Codes and sorted distinct values (an Arrow array) of an Arrow array without a
+    missing value, from Arrow's dictionary encoding.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     encoded = pc.dictionary_encode(array)
     order = pc.array_sort_indices(encoded.dictionary).to_numpy()
-    rank = np.empty(len(order), dtype=np.intp)
+    rank = np.empty(len(order), dtype=np.int32 if len(order) < 2**31 else np.int64)
     rank[order] = np.arange(len(order))
-    codes = rank[encoded.indices.to_numpy(zero_copy_only=False)]
+    codes = gathered(rank, encoded.indices.to_numpy(zero_copy_only=False))
     return codes, encoded.dictionary.take(pa.array(order))
 
 
