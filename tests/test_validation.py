@@ -213,7 +213,7 @@ def test_same_rank_in_different_queries_and_runs_is_fine() -> None:
 @pytest.mark.parametrize(
     ("ranks", "found"),
     [
-        ([-1, 2, 1], "[-1.0]"),
+        ([-1, 2, 1], "[-1]"),  # integers shown as integers
         ([1.5, 2, 1], "[1.5]"),
         ([1, np.inf, 1], "[inf]"),
     ],
@@ -223,6 +223,37 @@ def test_bad_rank_values(ranks: list[float], found: str) -> None:
     info = _refused(_frame(rank=ranks), r"column 'rank' \(rank\) must hold whole numbers >= 0")
     assert f"found {found}" in str(info.value)
     assert "NaN" in str(info.value)  # tells how to mark judged-but-unretrieved rows
+
+
+@pytest.mark.parametrize("hidden", [-7, 0, 2, 2**40])
+@pytest.mark.parametrize("dtype", ["Int64", "Int32", "UInt64"])
+def test_values_under_the_mask_of_integer_ranks_are_not_read(hidden: int, dtype: str) -> None:
+    """Nullable integer ranks are read as stored, with their mask: whatever value sits
+    under a missing rank (negative, repeated, too large to pack) changes nothing."""
+    if hidden < 0 and dtype.startswith("U"):
+        pytest.skip("no negative unsigned values")
+    frame = pd.DataFrame(
+        {
+            "query": ["q1", "q1", "q1", "q2", "q2"],
+            "doc": ["a", "b", "c", "a", "d"],
+            "rank": [2, 1, 0, 1, 0],
+            "rel": [1, 0, 1, 1, 2],
+        }
+    )
+    missing = np.array([False, False, True, False, True])  # c and d judged, not retrieved
+    ranks = pd.arrays.IntegerArray(
+        np.where(missing, hidden, frame["rank"]).astype(dtype.lower()), missing
+    )
+    as_floats = frame.assign(rank=np.where(missing, np.nan, frame["rank"]))
+    measures = ["AP", "nDCG@2", "P@1", "R@2", "RR"]
+    expected = pdireval.evaluate(as_floats, measures)
+    pd.testing.assert_frame_equal(pdireval.evaluate(frame.assign(rank=ranks), measures), expected)
+
+
+def test_negative_integer_ranks_are_shown_as_integers() -> None:
+    ranks = pd.array([1, -3, None], dtype="Int64")
+    info = _refused(_frame(rank=ranks, rel=[1, 0, 1]), r"must hold whole numbers >= 0")
+    assert "found [-3]" in str(info.value)
 
 
 def test_non_numeric_rank() -> None:

@@ -436,9 +436,13 @@ def _stacked_column(column: pd.Series, extra: Any, n_added: int, rank_name: str 
         return _appended(column, extra)
     if column.name == rank_name and pd.api.types.is_integer_dtype(column.dtype):
         values = np.zeros(n_run + n_added, dtype=np.int64)
-        values[:n_run] = column.to_numpy(dtype=np.int64, na_value=0)
         missing = np.ones(n_run + n_added, dtype=bool)
-        missing[:n_run] = column.isna().to_numpy()
+        if isinstance(column.dtype, np.dtype):  # plain integers: none missing, no mask
+            values[:n_run] = column.to_numpy()
+            missing[:n_run] = False
+        else:
+            values[:n_run] = column.to_numpy(dtype=np.int64, na_value=0)
+            missing[:n_run] = column.isna().to_numpy()
         return pd.arrays.IntegerArray(values, missing)
     if column.dtype.kind == "f" and isinstance(column.dtype, np.dtype):  # e.g. scores
         return np.concatenate([column.to_numpy(), np.full(n_added, np.nan, dtype=column.dtype)])

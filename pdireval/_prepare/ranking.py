@@ -145,8 +145,8 @@ def prepare(
     n_groups = len(index)
     judged_rows = np.flatnonzero(judged)
 
-    order_key, descending = _ranking(frame, columns, validate)
-    retrieved = ~np.isnan(order_key)
+    order_key, descending, present = _ranking(frame, columns, validate)
+    retrieved = ~np.isnan(order_key) if present is None else present
     if validate and not np.all(retrieved | judged):
         bad = np.flatnonzero(~(retrieved | judged))
         ranked_by = columns.rank if columns.rank is not None else columns.score
@@ -321,19 +321,30 @@ def _query_policy(
 
 def ranking_key(frame: pd.DataFrame, columns: ResolvedColumns, validate: bool) -> FloatArray:
     """Ascending = better: the rank, or minus the score; NaN = not retrieved."""
-    key, descending = _ranking(frame, columns, validate)
+    key, descending, present = _ranking(frame, columns, validate)
+    if present is not None or key.dtype != np.float64:
+        key = key.astype(np.float64)
+        if present is not None:
+            key[~present] = np.nan
     return -key if descending else key
 
 
 def _ranking(
     frame: pd.DataFrame, columns: ResolvedColumns, validate: bool
-) -> tuple[FloatArray, bool]:
+) -> tuple[np.ndarray, bool, np.ndarray | None]:
     """The rank (ascending = better) or the score as it is (descending = better: no
-    negated copy of a column as long as the run), and which; NaN = not retrieved.
+    negated copy of a column as long as the run), whether descending, and which rows
+    are retrieved -- None when those are the rows whose key is not NaN.
+
+    Integer ranks are read as they are stored, with their mask of missing values.
     """
     if columns.rank is not None:
-        return _ranks(frame[columns.rank], columns.rank, validate), False
-    return _numeric(frame[columns.score], columns.name("score"), "score"), True
+        values = frame[columns.rank]
+        whole = _integer_ranks(values, columns.rank, validate)
+        if whole is not None:
+            return whole[0], False, whole[1]
+        return _ranks(values, columns.rank, validate), False, None
+    return _numeric(frame[columns.score], columns.name("score"), "score"), True, None
 
 
 def _as_range(mask: np.ndarray) -> slice | IntArray:
@@ -593,6 +604,42 @@ def known_flags(frame: pd.DataFrame, name: str | None) -> np.ndarray:
         )
         raise SchemaError(msg)
     return flags.astype(bool)
+
+
+def _integer_ranks(
+    values: pd.Series, name: str, validate: bool
+) -> tuple[IntArray, np.ndarray | None] | None:
+    """Integer ranks as int64 without a float copy of the column, and which rows hold
+    one (None: every row); None for other dtypes, or when a rank is too large to pack
+    (:func:`_ranks` renumbers them).
+    """
+    present = None
+    if isinstance(values.dtype, np.dtype) and values.dtype.kind in "iu":
+        rank = values.to_numpy()
+    elif isinstance(values.array, pd.arrays.IntegerArray):
+        data, mask = values.array._data, values.array._mask  # type: ignore[attr-defined]
+        rank, present = data, ~mask  # the values under the mask are arbitrary
+    else:
+        return None
+    if not len(rank):
+        return None
+    too_large = int(rank.max()) >= _LARGEST_PACKED_RANK  # values under the mask included
+    if too_large and present is not None:  # look again at the ranks only
+        too_large = bool(present.any()) and int(rank[present].max()) >= _LARGEST_PACKED_RANK
+    if too_large:
+        return None
+    if validate and int(rank.min()) < 0:  # whole numbers by their dtype: only the sign
+        negative = rank < 0
+        if present is not None:
+            negative &= present
+        if negative.any():
+            msg = (
+                f"column {name!r} (rank) must hold whole numbers >= 0 (1 or 0 = top), "
+                f"found {rank[negative][:3].tolist()}; leave it empty (NaN) for judged but "
+                "unretrieved rows"
+            )
+            raise SchemaError(msg)
+    return rank.astype(np.int64, copy=False), present
 
 
 def _ranks(values: pd.Series, name: str, validate: bool) -> FloatArray:
