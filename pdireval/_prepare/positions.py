@@ -164,7 +164,7 @@ def judged_positions(
         How equal scores are ordered (not used with ranks).
     descending : bool, default False
         ``key`` is descending = better (a score as given): read as such in rank order,
-        negated (a copy) only when the rows must be sorted.
+        otherwise negated a block of rows (or a run of ties) at a time, never copied whole.
 
     Returns
     -------
