@@ -614,7 +614,7 @@ def _integer_ranks(
     (:func:`_ranks` renumbers them).
     """
     present = None
-    if isinstance(values.dtype, np.dtype) and values.dtype.kind in "iu":
+    if _integers(values.dtype):
         rank = values.to_numpy()
     elif isinstance(values.array, pd.arrays.IntegerArray):
         data, mask = values.array._data, values.array._mask  # type: ignore[attr-defined]
