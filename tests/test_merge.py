@@ -376,3 +376,35 @@ def test_recorded_groups_are_used_only_for_the_ids_they_belong_to(
     assert result.equals(pdireval.evaluate(_without_record(changed), "AP"))
     assert 4 in result.index
     assert 4 not in first.index
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.text(alphabet="abé", max_size=3), max_size=12, unique=True),
+    st.lists(st.text(alphabet="abé", max_size=3), max_size=20),
+    st.sampled_from(["str", "object"]),
+    st.integers(0, 3),
+)
+def test_positions_among_categories_are_exact_when_keys_collide(
+    haystack: list, needles: list, dtype: str, modulus: int
+) -> None:
+    """Repeated needles are looked up once; needles whose keys clash with other values
+    (keys taken from the length modulo ``modulus``; 0: one key per value) are placed by
+    value."""
+
+    def weak_keys(values: pd.Series) -> np.ndarray:
+        if modulus == 0:
+            return np.array(
+                [sum(map(ord, value)) * 31 + len(value) for value in values], dtype=np.uint64
+            )
+        return np.array([len(value) % modulus for value in values], dtype=np.uint64)
+
+    hay, wanted = pd.Series(haystack, dtype=dtype), pd.Series(needles, dtype=dtype)
+    expected = pd.Index(haystack, dtype=object).get_indexer(needles).tolist()
+    default = _merge.id_keys
+    try:
+        _merge.id_keys = weak_keys
+        found = _merge._positions_in(hay, wanted, weak_keys(hay))
+    finally:
+        _merge.id_keys = default
+    assert found.tolist() == expected

@@ -26,6 +26,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from pdireval._prepare.take import series_of
+
 __all__ = [
     "RADIX_ROWS",
     "TEMPORARY_ROWS",
@@ -178,7 +180,7 @@ def category_keys(categories: pd.Index) -> np.ndarray | None:
     for known, keys in _CATEGORY_KEYS:
         if known() is categories:
             return keys
-    keys = id_keys(pd.Series(categories))
+    keys = id_keys(series_of(categories))
     _CATEGORY_KEYS[:] = [(weakref.ref(categories), keys), *_CATEGORY_KEYS[:3]]
     return keys
 

@@ -39,7 +39,7 @@ from pdireval._prepare.ranking import (
     group_codes,
     labels_of,
 )
-from pdireval._prepare.take import take
+from pdireval._prepare.take import series_of, take
 
 __all__ = ["Joined", "join_resolved", "merge_qrels"]
 
@@ -766,8 +766,10 @@ def _id_kind(ids: pd.Series) -> str:
         return "number"
     if isinstance(dtype, pd.StringDtype):
         return "string"
-    values = ids.dtype.categories if isinstance(ids.dtype, pd.CategoricalDtype) else ids
-    inferred = pd.api.types.infer_dtype(values, skipna=True)
+    if isinstance(ids.dtype, pd.CategoricalDtype):  # no missing category: pandas' cached answer
+        inferred = ids.dtype.categories.inferred_type
+    else:
+        inferred = pd.api.types.infer_dtype(ids, skipna=True)
     if inferred == "string":
         return "string"
     if inferred in ("integer", "floating", "mixed-integer-float", "decimal"):
@@ -805,7 +807,7 @@ def _extend_categorical(column: pd.Categorical, extra: object) -> pd.Categorical
     """
     categories = _known_distinct(column.categories)
     extra = pd.Series(extra)
-    codes = _positions_in(pd.Series(categories), extra, category_keys(categories))
+    codes = _positions_in(series_of(categories), extra, category_keys(categories))
     new = codes < 0
     dtype = column.dtype
     if new.any():
@@ -827,16 +829,31 @@ def _positions_in(
         found = pd.Index(haystack).get_indexer(_as_python_objects(needles))
         return found.astype(np.int64)
     candidates = np.flatnonzero(_key_table_hits(haystack_keys, needle_keys))
-    found = _sorted_unique(needle_keys)
-    if found is None:  # needles repeat (or collide): look the candidates up by value
+    distinct, first, of_key = _distinct_keys(needle_keys)
+    again = np.flatnonzero(first[of_key] != np.arange(len(needles)))  # repeated keys
+    if len(again) and not _equal(needles, again, needles, first[of_key[again]]).all():
+        # two different needles share a key: look the candidates up by value
         lookup = pd.Index(_as_python_objects(take(haystack, candidates)))
         at = lookup.get_indexer(_as_python_objects(needles))
         position[at >= 0] = candidates[at[at >= 0]]
         return position
-    rows, needle_rows = _join_on_keys(haystack_keys[candidates], *found)
-    same = _equal(take(haystack, candidates), rows, needles, needle_rows)
-    position[needle_rows[same]] = candidates[rows[same]]
-    return position
+    # Every needle equals the first one with its key: each distinct key is looked up once.
+    rows, which = _join_on_keys(haystack_keys[candidates], distinct, np.arange(len(distinct)))
+    same = _equal(take(haystack, candidates), rows, needles, first[which])
+    found = np.full(len(distinct), -1, dtype=np.int64)
+    found[which[same]] = candidates[rows[same]]
+    return found[of_key]
+
+
+def _distinct_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Distinct ``keys`` (sorted), the first row holding each, and each row's distinct key."""
+    order = radix_argsort(keys)  # stable: the first row of a key comes first
+    ordered = keys[order]
+    new = np.ones(len(keys), dtype=bool)
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    of_key = np.empty(len(keys), dtype=np.int64)
+    of_key[order] = np.cumsum(new) - 1
+    return ordered[new], order[new], of_key
 
 
 def _unique_in_order(values: pd.Series) -> tuple[pd.Index, np.ndarray]:
@@ -848,7 +865,7 @@ def _unique_in_order(values: pd.Series) -> tuple[pd.Index, np.ndarray]:
     """
     if isinstance(values.dtype, pd.CategoricalDtype):
         plain = values.array
-        values = pd.Series(plain.categories.take(plain.codes))
+        values = series_of(plain.categories.take(plain.codes))
     converted = arrow_strings(values)
     codes, uniques = pd.factorize(values if converted is None else converted)
     if converted is not None:

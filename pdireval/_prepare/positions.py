@@ -39,6 +39,7 @@ from pdireval._prepare.keys import (
     search_scattered,
     stable_argsort,
 )
+from pdireval._prepare.take import series_of
 
 __all__ = ["Positions", "TieBreak", "judged_positions"]
 
@@ -486,7 +487,7 @@ def _order_in_runs(
 def _descending_doc_order(docs: pd.Series) -> np.ndarray:
     """Sort keys (uint64) putting the doc ids in descending byte order (ascending keys)."""
     if isinstance(docs.dtype, pd.CategoricalDtype):  # only the members' categories
-        docs = pd.Series(docs.cat.categories.take(docs.array.codes))
+        docs = series_of(docs.cat.categories.take(docs.array.codes))
     if not isinstance(docs.dtype, pd.StringDtype):
         docs = docs.astype(str)
     keys = byte_order_keys(docs)
