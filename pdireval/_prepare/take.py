@@ -73,7 +73,7 @@ def take(values: pd.Series, rows: np.ndarray) -> pd.Series:
 def series_of(
     values: pd.Index | pd.api.extensions.ExtensionArray | np.ndarray, name: Any = None
 ) -> pd.Series:
-    """``values`` as a Series of their dtype, sharing their data.
+    """``values`` as a Series of their dtype, sharing their data (to be read, not written).
 
     Parameters
     ----------
