@@ -700,16 +700,10 @@ def _sorted_pair_keys(query: pd.Series, doc: pd.Series) -> tuple[np.ndarray, np.
     rarely two different pairs).
     """
     keys = _pair_keys(query, doc)
-    return None if keys is None else _sorted_unique(keys)
-
-
-def _sorted_unique(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """``keys`` sorted and the sorting order; None when a key repeats."""
-    order = radix_argsort(keys)
-    sorted_keys = keys[order]
-    if np.any(sorted_keys[1:] == sorted_keys[:-1]):
+    if keys is None:
         return None
-    return sorted_keys, order
+    distinct, first, _ = _distinct_keys(keys)
+    return (distinct, first) if len(distinct) == len(keys) else None
 
 
 def _join_on_keys(
