@@ -337,7 +337,8 @@ def join_resolved(
     ]
 
     labels = labels_of(qrels[rel_name], rel_name)
-    judged = _sorted_pair_keys(q_query, q_doc)
+    q_doc_keys = id_keys(q_doc)  # for the pair keys and the lookup of judged docs
+    judged = _sorted_pair_keys(q_query, q_doc, q_doc_keys)
     if judged is None:  # no keys, or two judgments share one: look for repeats exactly
         _refuse_repeated_judgments(q_query, q_doc)
 
@@ -346,7 +347,9 @@ def join_resolved(
     categorical = isinstance(ids["doc"].dtype, pd.CategoricalDtype)
     if doc_keys is None and not categorical:
         doc_keys = id_keys(ids["doc"])
-    row, judgment = _match((ids["query"], ids["doc"]), (q_query, q_doc), judged, convert, doc_keys)
+    row, judgment = _match(
+        (ids["query"], ids["doc"]), (q_query, q_doc), judged, convert, (doc_keys, q_doc_keys)
+    )
 
     found, run_ids = _retrieved_judgments(ids.get("run"), row, judgment, len(qrels))
     missing_run, missing_judgment = np.nonzero(~found)
@@ -628,7 +631,7 @@ def _match(
     qrels_ids: tuple[pd.Series, pd.Series],
     judged: tuple[np.ndarray, np.ndarray] | None,
     convert: list[bool],
-    doc_keys: np.ndarray | None,
+    doc_keys: tuple[np.ndarray | None, np.ndarray | None],
 ) -> tuple[np.ndarray, np.ndarray]:
     """Pairs (run row, qrels row) with equal (query, doc).
 
@@ -638,11 +641,16 @@ def _match(
     and their order), and the ids of each joined pair compared. Without keys (e.g.
     float or mixed ids) the ids are joined directly; ``convert`` says, for query and
     doc, whether they need comparing as Python objects because their dtypes differ.
+    ``doc_keys``: the keys of the run's and of the qrels' doc ids, where computed.
     """
     (run_query, run_doc), (q_query, q_doc) = run_ids, qrels_ids
-    candidates = _maybe_judged(run_doc, q_doc, convert[1], doc_keys)
+    run_keys, judged_keys = doc_keys
+    candidates = _maybe_judged(run_doc, q_doc, convert[1], run_keys, judged_keys)
     left_ids = (take(run_query, candidates), take(run_doc, candidates))
-    left_keys = None if judged is None else _pair_keys(*left_ids)
+    left_keys = None
+    if judged is not None:  # the candidates' doc keys are the run's, taken
+        left_doc_keys = None if run_keys is None else run_keys[candidates]
+        left_keys = _pair_keys(*left_ids, left_doc_keys)
     if judged is not None and left_keys is not None:
         rows, judgments = _join_on_keys(left_keys, judged[0], judged[1])
         same = _equal(left_ids[0], rows, q_query, judgments)
@@ -659,15 +667,18 @@ def _match(
 
 
 def _maybe_judged(
-    run_doc: pd.Series, q_doc: pd.Series, differ: bool, run_keys: np.ndarray | None
+    run_doc: pd.Series,
+    q_doc: pd.Series,
+    differ: bool,
+    run_keys: np.ndarray | None,
+    judged_keys: np.ndarray | None,
 ) -> np.ndarray:
     """Run rows whose doc may be judged: all rows that are, and a few percent more.
 
-    ``run_keys`` are the keys of ``run_doc`` (keys depend on the values only, whatever
-    the dtype, so they compare with the qrels' keys); categorical docs are looked up
-    by category instead.
+    ``run_keys`` and ``judged_keys`` are the keys of ``run_doc`` and ``q_doc`` (keys
+    depend on the values only, whatever the dtype, so they compare); categorical docs
+    are looked up by category instead.
     """
-    judged_keys = id_keys(q_doc)
     if isinstance(run_doc.dtype, pd.CategoricalDtype) and judged_keys is not None:
         keys = category_keys(run_doc.cat.categories)
         if keys is not None:
@@ -693,13 +704,16 @@ def _key_table_hits(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
     return hits
 
 
-def _sorted_pair_keys(query: pd.Series, doc: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
-    """The (query, doc) keys of the qrels, sorted, and the sorting order.
+def _sorted_pair_keys(
+    query: pd.Series, doc: pd.Series, doc_keys: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The (query, doc) keys of the qrels (``doc_keys``: their doc ids' keys), sorted,
+    and the sorting order.
 
     None when the ids have no keys or two rows share a key (a repeated judgment, or
     rarely two different pairs).
     """
-    keys = _pair_keys(query, doc)
+    keys = None if doc_keys is None else _pair_keys(query, doc, doc_keys)
     if keys is None:
         return None
     distinct, first, _ = _distinct_keys(keys)
@@ -728,9 +742,15 @@ def _refuse_repeated_judgments(query: pd.Series, doc: pd.Series) -> None:
         raise SchemaError(msg)
 
 
-def _pair_keys(query: pd.Series, doc: pd.Series) -> np.ndarray | None:
-    """One key per (query, doc) row; None when either column has no keys."""
-    query_keys, doc_keys = id_keys(query), id_keys(doc)
+def _pair_keys(
+    query: pd.Series, doc: pd.Series, doc_keys: np.ndarray | None = None
+) -> np.ndarray | None:
+    """One key per (query, doc) row (``doc_keys``: the doc ids' keys, when at hand);
+    None when either column has no keys.
+    """
+    query_keys = id_keys(query)
+    if doc_keys is None:
+        doc_keys = id_keys(doc)
     if query_keys is None or doc_keys is None:
         return None
     query_keys *= _PAIR_MIX
