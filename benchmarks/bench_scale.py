@@ -566,6 +566,10 @@ def with_rank(run: pd.DataFrame) -> pd.DataFrame:
 def measure(args: argparse.Namespace) -> dict:
     """Time one case in this process and record its peak extra memory.
 
+    A case with ``against`` (another tool) times both tools on the same inputs, in
+    alternating rounds (A B, B A, ...): their ratio is then free of the differences
+    between processes, which at millions of rows reach tens of percent here.
+
     Parameters
     ----------
     args : argparse.Namespace
@@ -574,7 +578,7 @@ def measure(args: argparse.Namespace) -> dict:
     Returns
     -------
     dict
-        Timings, memory figures and status.
+        Timings, memory figures and status (and ``against_times`` for a paired case).
     """
     record: dict = {k: getattr(args, k) for k in ("workload", "queries", "ids", "order", "tool")}
     t0 = time.perf_counter()
@@ -583,40 +587,49 @@ def measure(args: argparse.Namespace) -> dict:
     record["rows"] = len(run)
     record["qrels_rows"] = len(qrels)
     tool = args.tool
-    if tool not in ("numpy_lb", "floor"):
-        try:
-            core.import_tool("pdireval" if tool.startswith("pdireval") else tool)
-        except ImportError as exc:
-            return record | {"status": "skipped", "error": f"{type(exc).__name__}: {exc}"}
-        record["version"] = core.tool_version("pdireval" if tool.startswith("pdireval") else tool)
-    first = prepare(tool, run, qrels)
-    if tool in ("numpy_lb", "pdireval_evaluate", "pdireval_evaluate_trusted"):
+    against = getattr(args, "against", None)
+    tools = [tool] if against is None else [tool, against]
+    for name in tools:
+        if name not in ("numpy_lb", "floor"):
+            package = "pdireval" if name.startswith("pdireval") else name
+            try:
+                core.import_tool(package)
+            except ImportError as exc:
+                return record | {"status": "skipped", "error": f"{type(exc).__name__}: {exc}"}
+            record["version"] = core.tool_version(package)
+    inputs = {name: prepare(name, run, qrels) for name in tools}
+    if all(n in ("numpy_lb", "pdireval_evaluate", "pdireval_evaluate_trusted") for n in tools):
         del run
-    runner = RUNNERS[tool]
     if args.warmup_queries > 0:
-        runner(*core._warmup_inputs(first, qrels, max(10, args.warmup_queries)))
+        for name in tools:
+            RUNNERS[name](*core._warmup_inputs(inputs[name], qrels, max(10, args.warmup_queries)))
     gc.collect()
     record["peak_reset"] = core.reset_peak_rss()
     baseline = core.current_rss_mb() if record["peak_reset"] else core.maxrss_mb()
-    times: list[float] = []
+    times: dict[str, list[float]] = {name: [] for name in tools}
     target = args.repeat
     # Collecting before each call of a millisecond would time refilling the caches it
     # emptied, not the call: small cases run their repetitions back to back.
     collect = record["rows"] >= 100_000
-    while len(times) < target:
-        if collect:
-            gc.collect()
-        start = time.perf_counter()
-        result = runner(first, qrels)
-        times.append(time.perf_counter() - start)
-        if len(times) == 1:
-            core._save_result(result, Path(args.out))
-            if times[0] > args.slow_threshold:
-                target = min(args.repeat, 2)
-        del result
+    while len(times[tool]) < target:
+        for name in tools if len(times[tool]) % 2 == 0 else tools[::-1]:
+            if collect:
+                gc.collect()
+            start = time.perf_counter()
+            result = RUNNERS[name](inputs[name], qrels)
+            times[name].append(time.perf_counter() - start)
+            if name == tool and len(times[tool]) == 1:
+                core._save_result(result, Path(args.out))
+                if times[tool][0] > args.slow_threshold:
+                    target = min(args.repeat, 2)
+            del result
     record["peak_extra_mb"] = max(0.0, core.maxrss_mb() - baseline)
-    record["times"] = times
-    record["median_seconds"] = statistics.median(times)
+    record["times"] = times[tool]
+    record["median_seconds"] = statistics.median(times[tool])
+    if against is not None:
+        record["against"] = against
+        record["against_times"] = times[against]
+        record["against_median_seconds"] = statistics.median(times[against])
     record["status"] = "ok"
     return record
 
