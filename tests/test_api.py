@@ -610,6 +610,24 @@ def test_merge_qrels_keeps_integer_rank_as_nullable_int() -> None:
     assert merged["rel"].dtype == "Int64"
 
 
+@pytest.mark.parametrize("dtype", ["uint64", "UInt64", "uint64[pyarrow]"])
+def test_merge_qrels_keeps_64_bit_unsigned_ranks_exact(dtype) -> None:
+    """Ranks of 2**63 and more do not fit Int64: the merged column is UInt64, the values
+    are the run's, and the merged frame evaluates as the run with ``qrels=`` does."""
+    ranks = np.array([2**63 + 7, 2**63 + 5, 3], dtype=np.uint64)
+    run = pd.DataFrame(
+        {"query": ["q1", "q1", "q2"], "doc": ["d1", "d2", "d1"], "rank": pd.Series(ranks)}
+    ).astype({"rank": dtype})
+    qrels = pd.DataFrame({"query": ["q1", "q1", "q2"], "doc": ["d1", "d3", "d1"], "rel": 1})
+    merged = pdireval.merge_qrels(run, qrels)
+    assert merged["rank"].dtype == "UInt64"
+    assert merged["rank"].iloc[:3].tolist() == ranks.tolist()
+    result = pdireval.evaluate(merged, ["AP", "RR"])
+    # q1: d2 (rank 2**63 + 5) first, the relevant d1 second, the relevant d3 unretrieved
+    assert result.to_numpy().tolist() == [[0.25, 0.5], [1.0, 1.0]]
+    pd.testing.assert_frame_equal(result, pdireval.evaluate(run, ["AP", "RR"], qrels=qrels))
+
+
 def test_merge_qrels_score_column() -> None:
     """A score column is kept; unretrieved rows have a missing score."""
     run = _run().drop(columns="rank").assign(score=[2.0, 1.0, 5.0])

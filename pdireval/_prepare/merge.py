@@ -428,7 +428,8 @@ def _stacked_column(column: pd.Series, extra: Any, n_added: int, rank_name: str 
     """A run column followed by ``n_added`` rows for the judged documents it lacks: the
     ids ``extra`` (id columns), or missing values.
 
-    An integer rank column becomes nullable integers (missing = not retrieved); float
+    An integer rank column becomes nullable integers (missing = not retrieved): UInt64
+    from 64-bit unsigned ranks, which Int64 cannot all hold, Int64 from the others; float
     columns keep their dtype; categorical ids keep the run's codes and gain the new
     categories; other columns get pandas' usual promotion (int -> float).
     """
@@ -438,13 +439,15 @@ def _stacked_column(column: pd.Series, extra: Any, n_added: int, rank_name: str 
             return _extend_categorical(column.array, extra)
         return _appended(column, extra)
     if column.name == rank_name and pd.api.types.is_integer_dtype(column.dtype):
-        values = np.zeros(n_run + n_added, dtype=np.int64)
+        unsigned = pd.api.types.is_unsigned_integer_dtype(column.dtype)
+        wide = np.uint64 if unsigned and getattr(column.dtype, "itemsize", 8) == 8 else np.int64
+        values = np.zeros(n_run + n_added, dtype=wide)
         missing = np.ones(n_run + n_added, dtype=bool)
         if isinstance(column.dtype, np.dtype):  # plain integers: none missing, no mask
             values[:n_run] = column.to_numpy()
             missing[:n_run] = False
         else:
-            values[:n_run] = column.to_numpy(dtype=np.int64, na_value=0)
+            values[:n_run] = column.to_numpy(dtype=wide, na_value=0)
             missing[:n_run] = column.isna().to_numpy()
         return pd.arrays.IntegerArray(values, missing)
     if column.dtype.kind == "f" and isinstance(column.dtype, np.dtype):  # e.g. scores
