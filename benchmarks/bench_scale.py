@@ -596,7 +596,8 @@ def measure(args: argparse.Namespace) -> dict:
                 core.import_tool(package)
             except ImportError as exc:
                 return record | {"status": "skipped", "error": f"{type(exc).__name__}: {exc}"}
-            record["version"] = core.tool_version(package)
+            if name == tool:  # the record is the tool's; ``against`` only times alongside
+                record["version"] = core.tool_version(package)
     inputs = {name: prepare(name, run, qrels) for name in tools}
     if all(n in ("numpy_lb", "pdireval_evaluate", "pdireval_evaluate_trusted") for n in tools):
         del run

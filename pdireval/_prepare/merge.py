@@ -745,11 +745,9 @@ def _refuse_repeated_judgments(query: pd.Series, doc: pd.Series) -> None:
         raise SchemaError(msg)
 
 
-def _pair_keys(
-    query: pd.Series, doc: pd.Series, doc_keys: np.ndarray | None = None
-) -> np.ndarray | None:
-    """One key per (query, doc) row (``doc_keys``: the doc ids' keys, when at hand);
-    None when either column has no keys.
+def _pair_keys(query: pd.Series, doc: pd.Series, doc_keys: np.ndarray | None) -> np.ndarray | None:
+    """One key per (query, doc) row (``doc_keys``: the doc ids' keys, or None to compute
+    them); None when either column has no keys.
     """
     query_keys = id_keys(query)
     if doc_keys is None:
