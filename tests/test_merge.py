@@ -378,6 +378,39 @@ def test_recorded_groups_are_used_only_for_the_ids_they_belong_to(
     assert 4 not in first.index
 
 
+def test_recorded_string_ids_are_known_by_their_arrays_until_they_change(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pdireval._prepare import ranking
+
+    run = pd.DataFrame(
+        {"query": ["q1", "q1", "q2"], "doc": ["a", "b", "a"], "score": [2.0, 1.0, 1.0]}
+    )
+    qrels = pd.DataFrame({"query": ["q1", "q2", "q3"], "doc": ["b", "a", "a"], "rel": [1, 1, 1]})
+    merged = pdireval.merge_qrels(run, qrels)
+    fingerprints, groupings = [], []
+    taken, codes = ranking.fingerprint, ranking.group_codes
+    monkeypatch.setattr(ranking, "fingerprint", lambda *a: fingerprints.append(1) or taken(*a))
+    monkeypatch.setattr(ranking, "group_codes", lambda *a: groupings.append(1) or codes(*a))
+    expected = pdireval.evaluate(_without_record(merged), "AP")
+    fingerprints.clear(), groupings.clear()
+    for same_ids in (merged, merged.copy(), merged[["doc", "query", "rel", "score"]]):
+        assert pdireval.evaluate(same_ids, "AP").equals(expected)
+    assert fingerprints == []
+    assert groupings == []
+    swapped = merged.rename(columns={"query": "doc", "doc": "query"})
+    swapped_expected = pdireval.evaluate(_without_record(swapped), "AP")
+    assert pdireval.evaluate(swapped, "AP").equals(swapped_expected)
+    assert fingerprints
+    assert groupings
+    changed = merged.copy()
+    changed.loc[2, "query"] = "q4"  # in place: new Arrow data
+    result = pdireval.evaluate(changed, "AP")
+    assert result.equals(pdireval.evaluate(_without_record(changed), "AP"))
+    assert "q4" in result.index
+    assert "q4" not in expected.index
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     st.lists(st.text(alphabet="abé", max_size=3), max_size=12, unique=True),

@@ -53,12 +53,13 @@ class MergeRecord(dict):
 
     ``groups`` (an attribute, not an entry: it is neither pickled nor written as JSON
     by ``to_parquet``) holds the result's group codes and index as evaluating it
-    computes them, with the fingerprint of the ids they belong to.
+    computes them, with the fingerprint of the ids they belong to and weak references
+    to the arrays holding those ids (the same arrays: no fingerprint to take).
     """
 
-    groups: tuple[str, Any, Any] | None = None
+    groups: tuple[str, Any, Any, Any] | None = None
 
-    def __init__(self, record: dict[str, Any], groups: tuple[str, Any, Any] | None = None):
+    def __init__(self, record: dict[str, Any], groups: tuple[str, Any, Any, Any] | None = None):
         super().__init__(record)
         self.groups = groups
 

@@ -13,6 +13,7 @@ at once, through a few rounds of larger tables first.
 from __future__ import annotations
 
 import hashlib
+import weakref
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -24,7 +25,7 @@ from pdireval._prepare.columns import ResolvedColumns
 from pdireval._prepare.keys import TEMPORARY_ROWS, arrow_strings, id_keys, spread
 from pdireval._prepare.take import take
 
-__all__ = ["fingerprint", "has_repeat", "repeated_rows"]
+__all__ = ["fingerprint", "has_repeat", "id_arrays", "repeated_rows", "same_id_arrays"]
 
 _MIX = np.uint64(0xBF58476D1CE4E5B9)
 _WINDOW = 1 << 16  # rows checked at a time when groups are contiguous
@@ -253,6 +254,53 @@ def fingerprint(
             layout.append((chunk.offset, len(chunk), buffers))
         parts.append((role, name, tuple(layout)))
     return hashlib.blake2b(repr(parts).encode(), digest_size=16).hexdigest()
+
+
+IdArrays = tuple[tuple[str, Any, Any], ...]
+
+
+def id_arrays(
+    frame: pd.DataFrame, columns: ResolvedColumns, ids: dict[str, pd.Series] | None = None
+) -> IdArrays | None:
+    """Weak references to the Arrow arrays holding the run, query and doc ids of
+    ``frame``, by role and column name; None when an id column is not Arrow-backed.
+
+    While those arrays live, a frame whose id columns are the very same arrays holds
+    the same ids (Arrow data never changes): its :func:`fingerprint` is the one taken
+    of them, and need not be computed again.
+    """
+    refs = []
+    for role in ("run", "query", "doc"):
+        name = getattr(columns, role)
+        if name is None:
+            refs.append((role, None, None))
+            continue
+        values = ids[role] if ids is not None and role in ids else frame[name]
+        chunked = getattr(values.array, "_pa_array", None)
+        if chunked is None:
+            return None
+        refs.append((role, name, weakref.ref(chunked)))
+    return tuple(refs)
+
+
+def same_id_arrays(
+    refs: IdArrays | None,
+    frame: pd.DataFrame,
+    columns: ResolvedColumns,
+    ids: dict[str, pd.Series] | None = None,
+) -> bool:
+    """Whether the id columns of ``frame`` are the arrays :func:`id_arrays` refers to."""
+    if refs is None:
+        return False
+    for role, name, ref in refs:
+        if getattr(columns, role) != name:
+            return False
+        if name is None:
+            continue
+        values = ids[role] if ids is not None and role in ids else frame[name]
+        if ref() is not getattr(values.array, "_pa_array", None):  # a dead ref gives None
+            return False
+    return True
 
 
 def _ends(buffer: Any) -> tuple[int, int, bytes, bytes]:

@@ -19,6 +19,7 @@ its qrels can be compared.
 
 from __future__ import annotations
 
+import functools
 import sys
 import weakref
 from typing import Any
@@ -208,8 +209,35 @@ def string_dtype() -> Any:
         return pd.StringDtype("pyarrow_numpy")
 
 
+def _string_array(chunked: Any) -> Any:
+    """Arrow large strings as an array of :func:`string_dtype`, without a pass over them.
+
+    pandas 2 makes ``pd.array(chunked, dtype=...)`` read every string again (a tenth of a
+    millisecond per hundred thousand); its array type takes the data as it is. pandas 3's
+    array type would give the other missing-value semantics, so there ``pd.array`` it is.
+    """
+    dtype = string_dtype()
+    if _array_type_keeps_dtype():
+        return dtype.construct_array_type()(chunked)
+    return pd.array(chunked, dtype=dtype)
+
+
+@functools.cache
+def _array_type_keeps_dtype() -> bool:
+    """Whether :func:`string_dtype`'s array type, given Arrow strings, has that dtype."""
+    import pyarrow as pa
+
+    dtype = string_dtype()
+    probe = pa.chunked_array([pa.array(["q"], type=pa.large_string())])
+    try:
+        return bool(dtype.construct_array_type()(probe).dtype == dtype)
+    except (TypeError, ValueError):  # pragma: no cover - a pandas whose array type refuses it
+        return False
+
+
 def arrow_strings(ids: pd.Series) -> pd.Series | None:
-    """Python-string ids as :func:`string_dtype` (missing stays missing); else None.
+    """Python-string ids as :func:`string_dtype` (missing stays missing, index kept);
+    else None.
 
     Object columns and Python-backed string columns are converted, once; ids that
     are not all ``str`` (numbers, bytes, mixed) give None. When equal ids come in
@@ -245,7 +273,8 @@ def arrow_strings(ids: pd.Series) -> pd.Series | None:
             np.arange(len(firsts), dtype=np.int32), np.diff(np.r_[firsts, len(values)])
         )
         array = array.take(pa.array(block))
-    return pd.Series(pd.array(pa.chunked_array([array]), dtype=string_dtype()), name=ids.name)
+    converted = _string_array(pa.chunked_array([array]))
+    return pd.Series(converted, index=ids.index, name=ids.name, copy=False)
 
 
 def _block_firsts(values: np.ndarray) -> np.ndarray | None:
@@ -254,9 +283,12 @@ def _block_firsts(values: np.ndarray) -> np.ndarray | None:
         return None
     try:
         head = values[:_PROBE]  # scattered values show in a prefix: skip the full pass
-        if np.count_nonzero(np.asarray(head[1:] != head[:-1], dtype=bool)) * 8 > len(head):
+        head_differs = np.asarray(head[1:] != head[:-1], dtype=bool)
+        if np.count_nonzero(head_differs) * 8 > len(head):
             return None
-        changes = np.flatnonzero(np.r_[True, np.asarray(values[1:] != values[:-1], dtype=bool)])
+        rest = values[len(head) - 1 :]  # from the prefix's last value: no pair compared twice
+        rest_differs = np.asarray(rest[1:] != rest[:-1], dtype=bool)
+        changes = np.flatnonzero(np.r_[True, head_differs, rest_differs])
     except (TypeError, ValueError):  # values whose comparison is not a plain bool
         return None
     return changes if len(changes) * 8 <= len(values) else None

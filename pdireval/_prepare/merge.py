@@ -20,7 +20,7 @@ from pdireval._prepare.columns import (
     ResolvedColumns,
     as_column_map,
 )
-from pdireval._prepare.duplicates import fingerprint
+from pdireval._prepare.duplicates import fingerprint, id_arrays
 from pdireval._prepare.keys import (
     arrow_strings,
     category_keys,
@@ -221,7 +221,7 @@ def merge_resolved(
     if unique is not None:  # evaluating this very frame need not check duplicates again
         record["unique"] = unique
         joined.group.flags.writeable = False  # shared by every evaluation of the frame
-        groups = (unique, joined.group, joined.index)
+        groups = (unique, joined.group, joined.index, id_arrays(result, run_cols))
     result.attrs = {ATTRS_KEY: MergeRecord(record, groups)}
     return result
 
@@ -405,7 +405,7 @@ def _as_ids(frame: pd.DataFrame, name: str) -> pd.Series:
     """An id column, Python strings converted to Arrow-backed strings."""
     column = frame[name]
     converted = arrow_strings(column)
-    return column if converted is None else converted.set_axis(column.index)
+    return column if converted is None else converted
 
 
 def _retrieved_judgments(
@@ -761,10 +761,30 @@ def _pair_keys(query: pd.Series, doc: pd.Series, doc_keys: np.ndarray | None) ->
 
 def _equal(left: pd.Series, rows: np.ndarray, right: pd.Series, at: np.ndarray) -> np.ndarray:
     """``left[rows] == right[at]`` element-wise, as a bool array."""
+    strings = _arrow_strings_at(left, rows), _arrow_strings_at(right, at)
+    if strings[0] is not None and strings[1] is not None:  # Arrow compares, no pandas arrays
+        import pyarrow.compute as pc
+
+        same = pc.equal(*strings)  # missing never equals: no id is missing here
+        return np.asarray(same.to_numpy(zero_copy_only=False), dtype=bool)
     one, other = _values_at(left, rows), _values_at(right, at)
     if one.dtype != other.dtype:
         one, other = _as_python_objects(one), _as_python_objects(other)
     return np.asarray(one == other, dtype=bool)
+
+
+def _arrow_strings_at(ids: pd.Series, rows: np.ndarray) -> Any:
+    """The ids at ``rows`` as Arrow large strings, when they are Arrow strings in one
+    chunk; else None.
+    """
+    import pyarrow as pa
+
+    chunked = getattr(ids.array, "_pa_array", None)
+    if chunked is None or chunked.num_chunks != 1:
+        return None
+    if not (pa.types.is_string(chunked.type) or pa.types.is_large_string(chunked.type)):
+        return None
+    return chunked.chunk(0).take(rows).cast(pa.large_string())
 
 
 def _values_at(ids: pd.Series, rows: np.ndarray) -> Any:

@@ -18,7 +18,7 @@ from pdireval._errors import SchemaError
 from pdireval._options import Evaluation
 from pdireval._prepare.blocks import adjacent_differs, scattered_start
 from pdireval._prepare.columns import ATTRS_KEY, ResolvedColumns
-from pdireval._prepare.duplicates import fingerprint, repeated_rows
+from pdireval._prepare.duplicates import fingerprint, repeated_rows, same_id_arrays
 from pdireval._prepare.keys import (
     arrow_strings,
     bincount,
@@ -250,7 +250,10 @@ def _checked_groups(
     record = frame.attrs.get(ATTRS_KEY, {})
     recorded = getattr(record, "groups", None)
     checked = record.get("unique")
-    current = fingerprint(frame, columns, ids) if recorded or checked else None
+    if recorded is not None and same_id_arrays(recorded[3], frame, columns, ids):
+        current = recorded[0]
+    else:
+        current = fingerprint(frame, columns, ids) if recorded or checked else None
     if recorded is not None and recorded[0] == current:
         group, index = recorded[1], recorded[2].copy()  # a name set on a result stays there
     else:

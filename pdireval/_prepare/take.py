@@ -46,9 +46,13 @@ def take(values: pd.Series, rows: np.ndarray) -> pd.Series:
     # pandas 3 builds an array of the same dtype from Arrow data by this method; pandas 2
     # by the array type's constructor.
     rebuild = getattr(array, "_from_pyarrow_array", None) or type(array)
-    if chunked is None or chunked.num_chunks < 2 or not len(rows):
+    if chunked is None or not len(rows):
         return series_of(array.take(rows), name=values.name)
     import pyarrow as pa
+
+    if chunked.num_chunks == 1:  # Arrow's take, without pandas' checks of the positions
+        taken = chunked.chunk(0).take(pa.array(np.asarray(rows, dtype=np.int64)))
+        return pd.Series(rebuild(pa.chunked_array([taken])), name=values.name)
 
     rows = np.asarray(rows, dtype=np.int64)
     bounds = np.cumsum([0, *(len(chunk) for chunk in chunked.chunks)])
