@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -409,6 +411,21 @@ def test_recorded_string_ids_are_known_by_their_arrays_until_they_change(
     assert result.equals(pdireval.evaluate(_without_record(changed), "AP"))
     assert "q4" in result.index
     assert "q4" not in expected.index
+
+
+def test_a_merged_frame_whose_recorded_arrays_are_gone_is_checked_again() -> None:
+    run = pd.DataFrame(
+        {"query": ["q1", "q1", "q2"], "doc": ["a", "b", "a"], "score": [2.0, 1.0, 1.0]}
+    )
+    qrels = pd.DataFrame({"query": ["q1", "q2"], "doc": ["b", "a"], "rel": [1, 1]})
+    merged = pdireval.merge_qrels(run, qrels)
+    changed = merged.copy()
+    changed["doc"] = changed["doc"].astype(object)  # no longer the recorded Arrow array
+    changed.loc[1, "doc"] = "a"  # query q1 now retrieves "a" twice
+    del merged
+    gc.collect()  # the recorded doc array is freed: its weak reference is dead
+    with pytest.raises(pdireval.SchemaError, match="duplicate"):
+        pdireval.evaluate(changed, "AP")
 
 
 @settings(max_examples=200, deadline=None)

@@ -298,7 +298,8 @@ def same_id_arrays(
         if name is None:
             continue
         values = ids[role] if ids is not None and role in ids else frame[name]
-        if ref() is not getattr(values.array, "_pa_array", None):  # a dead ref gives None
+        recorded = ref()  # None once the array is freed
+        if recorded is None or recorded is not getattr(values.array, "_pa_array", None):
             return False
     return True
 
