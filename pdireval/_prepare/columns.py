@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
-from typing import Any, Literal, NoReturn
+from typing import Any, Literal, NamedTuple, NoReturn
 
 import pandas as pd
 
@@ -24,6 +24,7 @@ __all__ = [
     "SYNONYMS",
     "ColumnMap",
     "MergeRecord",
+    "RecordedGroups",
     "ResolvedColumns",
     "as_column_map",
     "check_frame",
@@ -44,6 +45,17 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
 ATTRS_KEY = "pdireval"
 
 
+class RecordedGroups(NamedTuple):
+    """The (run, query) groups of a frame ``merge_qrels`` built, as evaluating it finds
+    them, and what tells that a frame still holds the ids they belong to.
+    """
+
+    fingerprint: str  # of the run, query and doc ids
+    group: Any  # code per row (read-only)
+    index: Any  # the groups' ids
+    id_arrays: Any  # weak references to the Arrow arrays of those ids, or None
+
+
 class MergeRecord(dict):
     """What ``merge_qrels`` recorded on its result, under ``frame.attrs["pdireval"]``.
 
@@ -52,14 +64,12 @@ class MergeRecord(dict):
     Arrow buffer layouts cost more than many of the operations themselves.
 
     ``groups`` (an attribute, not an entry: it is neither pickled nor written as JSON
-    by ``to_parquet``) holds the result's group codes and index as evaluating it
-    computes them, with the fingerprint of the ids they belong to and weak references
-    to the arrays holding those ids (the same arrays: no fingerprint to take).
+    by ``to_parquet``) holds the result's :class:`RecordedGroups`.
     """
 
-    groups: tuple[str, Any, Any, Any] | None = None
+    groups: RecordedGroups | None = None
 
-    def __init__(self, record: dict[str, Any], groups: tuple[str, Any, Any, Any] | None = None):
+    def __init__(self, record: dict[str, Any], groups: RecordedGroups | None = None):
         super().__init__(record)
         self.groups = groups
 

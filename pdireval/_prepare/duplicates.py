@@ -269,7 +269,7 @@ def id_arrays(
     the same ids (Arrow data never changes): its :func:`fingerprint` is the one taken
     of them, and need not be computed again.
     """
-    refs = []
+    refs: list[tuple[str, Any, Any]] = []
     for role in ("run", "query", "doc"):
         name = getattr(columns, role)
         if name is None:

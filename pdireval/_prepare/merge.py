@@ -17,6 +17,7 @@ from pdireval._prepare.columns import (
     SYNONYMS,
     ColumnMap,
     MergeRecord,
+    RecordedGroups,
     ResolvedColumns,
     as_column_map,
 )
@@ -221,7 +222,7 @@ def merge_resolved(
     if unique is not None:  # evaluating this very frame need not check duplicates again
         record["unique"] = unique
         joined.group.flags.writeable = False  # shared by every evaluation of the frame
-        groups = (unique, joined.group, joined.index, id_arrays(result, run_cols))
+        groups = RecordedGroups(unique, joined.group, joined.index, id_arrays(result, run_cols))
     result.attrs = {ATTRS_KEY: MergeRecord(record, groups)}
     return result
 

@@ -250,12 +250,12 @@ def _checked_groups(
     record = frame.attrs.get(ATTRS_KEY, {})
     recorded = getattr(record, "groups", None)
     checked = record.get("unique")
-    if recorded is not None and same_id_arrays(recorded[3], frame, columns, ids):
-        current = recorded[0]
+    if recorded is not None and same_id_arrays(recorded.id_arrays, frame, columns, ids):
+        current = recorded.fingerprint
     else:
         current = fingerprint(frame, columns, ids) if recorded or checked else None
-    if recorded is not None and recorded[0] == current:
-        group, index = recorded[1], recorded[2].copy()  # a name set on a result stays there
+    if recorded is not None and recorded.fingerprint == current:
+        group, index = recorded.group, recorded.index.copy()  # a result's index name is its own
     else:
         group, index = group_codes(frame, columns)
     return ids, group, index, checked is not None and checked == current
