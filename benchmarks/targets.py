@@ -48,6 +48,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -275,6 +276,28 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
+def workers_environment(python: str) -> dict:
+    """The machine and library versions as the workers' interpreter sees them.
+
+    Parameters
+    ----------
+    python : str
+        Interpreter of the workers (``--python``).
+
+    Returns
+    -------
+    dict
+        What :func:`bench_core.environment` returns, run under ``python``.
+    """
+    code = (
+        "import json, sys; sys.path.insert(0, sys.argv[1]); import bench_core; "
+        "print(json.dumps(bench_core.environment()))"
+    )
+    here = str(Path(__file__).resolve().parent)
+    done = subprocess.run([python, "-c", code, here], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the cases, print the targets table and the measurements.
 
@@ -323,7 +346,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         clean = [{k: v for k, v in r.items() if k != "result_path"} for r in records]
         payload = {
-            "environment": core.environment(),
+            "environment": workers_environment(args.python),
             "targets": [t.__dict__ for t in rows],
             "results": clean,
         }
