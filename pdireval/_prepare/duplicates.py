@@ -240,7 +240,7 @@ def fingerprint(
         if name is None:
             parts.append(None)
             continue
-        values = ids[role] if ids is not None and role in ids else frame[name]
+        values = _ids_of(frame, role, name, ids)
         chunked = getattr(values.array, "_pa_array", None)
         if chunked is None:
             digest = _numpy_digest(values)
@@ -275,7 +275,7 @@ def id_arrays(
         if name is None:
             refs.append((role, None, None))
             continue
-        values = ids[role] if ids is not None and role in ids else frame[name]
+        values = _ids_of(frame, role, name, ids)
         chunked = getattr(values.array, "_pa_array", None)
         if chunked is None:
             return None
@@ -297,11 +297,18 @@ def same_id_arrays(
             return False
         if name is None:
             continue
-        values = ids[role] if ids is not None and role in ids else frame[name]
+        values = _ids_of(frame, role, name, ids)
         recorded = ref()  # None once the array is freed
         if recorded is None or recorded is not getattr(values.array, "_pa_array", None):
             return False
     return True
+
+
+def _ids_of(
+    frame: pd.DataFrame, role: str, name: Any, ids: dict[str, pd.Series] | None
+) -> pd.Series:
+    """The ids of ``role`` (column ``name``): the caller's, when it has them, else the frame's."""
+    return ids[role] if ids is not None and role in ids else frame[name]
 
 
 def _ends(buffer: Any) -> tuple[int, int, bytes, bytes]:

@@ -27,7 +27,7 @@ def take(values: pd.Series, rows: np.ndarray) -> pd.Series:
     values : Series
         Any column.
     rows : ndarray of int
-        Positions, in any order.
+        Positions (non-negative), in any order.
 
     Returns
     -------
