@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import itertools
 
 import numpy as np
@@ -10,8 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pdireval import merge_qrels
 from pdireval._prepare import keys as _keys
 from pdireval._prepare.keys import id_keys
+from pdireval._prepare.take import series_of
 
 pa = pytest.importorskip("pyarrow")
 ids = st.text(alphabet=st.sampled_from("ab\x00é0123456789xyz"), max_size=30)
@@ -61,6 +64,61 @@ def test_categories_map_to_the_keys_of_their_values() -> None:
     left = pd.Series(["b", "a", "c"], dtype="category")
     right = pd.Series(pd.Categorical(["a", "c"], categories=["c", "x", "a"]))
     assert id_keys(left)[[1, 2]].tolist() == id_keys(right).tolist()
+
+
+@pytest.mark.parametrize("dtype", ["object", "str"])
+def test_string_categories_are_known_as_arrow_strings_once_keyed(dtype: str) -> None:
+    """Rows of a categorical column are strings taken by their codes: the categories'
+    strings must be the categories, in their order. Categories never keyed are not
+    converted for their strings."""
+    categories = pd.Index(["d2", "é", "", "d10"], dtype=dtype)
+    assert _keys.category_strings(categories) is None
+    keys = _keys.category_keys(categories)
+    assert keys.tolist() == id_keys(series_of(categories)).tolist()
+    strings = _keys.category_strings(categories)
+    assert strings.type == pa.large_string()
+    assert strings.to_pylist() == ["d2", "é", "", "d10"]
+
+
+def test_other_categories_have_no_strings(monkeypatch: pytest.MonkeyPatch) -> None:
+    numbers = pd.Index([3, 1, 2])
+    assert _keys.category_keys(numbers).tolist() == [3, 1, 2]
+    assert _keys.category_strings(numbers) is None
+    mixed = pd.Index(["a", 1], dtype=object)
+    assert _keys.category_keys(mixed) is None
+    assert _keys.category_strings(mixed) is None
+    monkeypatch.setattr(_keys, "_CATEGORY_STRINGS_KEPT", 2)  # too many to hold a copy of
+    many = pd.Index(["a", "b", "c"], dtype=object)
+    assert _keys.category_keys(many).tolist() == id_keys(series_of(many)).tolist()
+    assert _keys.category_strings(many) is None
+
+
+def test_categories_no_longer_alive_are_forgotten() -> None:
+    categories = pd.Index([f"d{i}" for i in range(1000)], dtype=object)
+    _keys.category_keys(categories)
+    assert _keys.category_strings(categories) is not None
+    alive = len(_keys._KNOWN_CATEGORIES)
+    del categories
+    gc.collect()
+    assert len(_keys._KNOWN_CATEGORIES) == alive - 1
+
+
+@pytest.mark.parametrize("dtype", ["object", "str"])
+def test_merged_categories_are_known_as_the_strings_they_hold(dtype: str) -> None:
+    """merge_qrels appends the judged docs a run lacks to its categories; what it
+    remembers of the new categories must equal what converting them gives."""
+    run = pd.DataFrame({"query": ["q1", "q1", "q2"], "doc": ["d1", "d2", "d1"], "score": 1.0})
+    qrels = pd.DataFrame({"query": ["q1", "q2", "q2"], "doc": ["d9", "d1", "é"], "rel": 1})
+    as_categories = {"query": pd.CategoricalDtype(), "doc": pd.CategoricalDtype()}
+    run = run.astype({"query": dtype, "doc": dtype}).astype(as_categories)
+    qrels = qrels.astype({"query": dtype, "doc": dtype}).astype(as_categories)
+    merged = merge_qrels(run, qrels)
+    categories = merged["doc"].cat.categories
+    assert categories.tolist() == ["d1", "d2", "d9", "é"]
+    assert _keys.category_strings(categories).to_pylist() == categories.tolist()
+    remembered = _keys.category_keys(categories).tolist()
+    _keys._KNOWN_CATEGORIES.clear()
+    assert remembered == _keys.category_keys(categories).tolist()
 
 
 def test_missing_strings_have_no_keys() -> None:

@@ -11,7 +11,8 @@ keys are equal:
 * Python ``object`` strings are converted to Arrow first (about 4x faster than
   a pandas hash table of the objects);
 * categorical ids take the keys of their categories, so two frames with
-  different categories still agree.
+  different categories still agree; string categories are kept as Arrow
+  strings too, so rows are compared by the strings their codes pick.
 
 Keys depend only on the id values, never on the frame, so keys of a run and of
 its qrels can be compared.
@@ -22,7 +23,7 @@ from __future__ import annotations
 import functools
 import sys
 import weakref
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -36,16 +37,21 @@ __all__ = [
     "bincount",
     "byte_order_keys",
     "category_keys",
+    "category_strings",
     "gathered",
     "holds_python_objects",
     "id_keys",
+    "large_strings",
     "python_string_blocks",
     "python_string_keys",
     "radix_argsort",
+    "remember_extended",
     "search_scattered",
     "spread",
     "stable_argsort",
+    "string_array",
     "string_dtype",
+    "string_series",
 ]
 
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
@@ -168,22 +174,111 @@ def python_string_keys(ids: pd.Series) -> np.ndarray | None:
     return keys
 
 
-_CATEGORY_KEYS: list[tuple[weakref.ref[pd.Index], np.ndarray | None]] = []
+class _KnownCategories(NamedTuple):
+    """What one Index of categories was found to hold."""
+
+    categories: weakref.ref[pd.Index]
+    keys: np.ndarray | None
+    strings: Any  # the categories as one Arrow large-string array, or None
+
+
+_KNOWN_CATEGORIES: list[_KnownCategories] = []
+_REMEMBERED = 8  # indexes of categories remembered: a call meets six (run, qrels, merged)
+#: Categories kept as Arrow strings, at most: converting them again costs less than
+#: holding a copy of millions of strings while the frame lives.
+_CATEGORY_STRINGS_KEPT = 1 << 20
 
 
 def category_keys(categories: pd.Index) -> np.ndarray | None:
-    """Keys of categories, kept for the last four categories seen (never handed out).
+    """Keys of categories, remembered for the last few indexes seen (never handed out).
 
     One call meets the same categories several times -- the run's column, slices of
     it, the merged column -- and millions of categories cost as much to hash as the
     rows; an Index never changes, so its keys hold while it lives.
     """
-    for known, keys in _CATEGORY_KEYS:
-        if known() is categories:
-            return keys
-    keys = id_keys(series_of(categories))
-    _CATEGORY_KEYS[:] = [(weakref.ref(categories), keys), *_CATEGORY_KEYS[:3]]
-    return keys
+    return _known(categories).keys
+
+
+def category_strings(categories: pd.Index) -> Any:
+    """String categories as one Arrow large-string array, when remembered with their
+    keys (categories whose keys were taken, up to a million); else None.
+
+    Rows of a categorical column are then strings taken by their codes, with no
+    Python object read: the categories of pandas 2 are Python strings. Categories
+    never keyed are not converted for this: a few rows' worth of them cost less read
+    as they are.
+    """
+    known = _remembered(categories)
+    return None if known is None else known.strings
+
+
+def remember_extended(extended: pd.Index, categories: pd.Index, added: Any) -> None:
+    """Remember the strings and keys of ``extended``: ``categories`` followed by
+    ``added`` (Arrow large strings), from what is known of ``categories``.
+
+    A merged column's categories are then never converted or hashed whole again.
+    """
+    known = _known(categories)
+    if known.strings is None or known.keys is None or added is None:
+        return
+    if len(extended) <= _CATEGORY_STRINGS_KEPT:
+        import pyarrow as pa
+
+        keys = np.concatenate([known.keys, _string_keys(_chunked(added))])
+        _remember(extended, keys, pa.concat_arrays([known.strings, added]))
+
+
+def _remembered(categories: pd.Index) -> _KnownCategories | None:
+    for known in _KNOWN_CATEGORIES:
+        if known.categories() is categories:
+            return known
+    return None
+
+
+def _known(categories: pd.Index) -> _KnownCategories:
+    known = _remembered(categories)
+    if known is not None:
+        return known
+    series = series_of(categories)
+    chunked = getattr(series.array, "_pa_array", None)
+    if chunked is None and holds_python_objects(series.dtype):
+        chunked = _as_arrow_strings(series)  # None unless all are strings
+    keys = None if chunked is None else _string_keys(chunked)
+    if keys is None:  # numbers (their own keys), or not all strings (none)
+        return _remember(categories, id_keys(series), None)
+    kept = len(categories) <= _CATEGORY_STRINGS_KEPT
+    return _remember(categories, keys, large_strings(chunked) if kept else None)
+
+
+def _remember(categories: pd.Index, keys: np.ndarray | None, strings: Any) -> _KnownCategories:
+    known = _KnownCategories(weakref.ref(categories, _forget), keys, strings)
+    _KNOWN_CATEGORIES[:] = [known, *_KNOWN_CATEGORIES[: _REMEMBERED - 1]]
+    return known
+
+
+def _forget(dead: weakref.ref[pd.Index]) -> None:
+    """Drop what was remembered of categories no longer alive (their strings are big)."""
+    _KNOWN_CATEGORIES[:] = [known for known in _KNOWN_CATEGORIES if known.categories is not dead]
+
+
+def _chunked(array: Any) -> Any:
+    import pyarrow as pa
+
+    return pa.chunked_array([array])
+
+
+def string_series(strings: Any) -> pd.Series:
+    """Arrow strings (one array) as a Series of :func:`string_dtype`, not copied."""
+    return series_of(string_array(_chunked(strings)))
+
+
+def large_strings(chunked: Any) -> Any:
+    """Arrow strings (a chunked array) as one large-string array; None for other types."""
+    import pyarrow as pa
+
+    if not (pa.types.is_string(chunked.type) or pa.types.is_large_string(chunked.type)):
+        return None
+    return chunked.combine_chunks().cast(pa.large_string())
 
 
 def spread(keys: np.ndarray, bits: int, multiplier: np.uint64 = _MULTIPLIER) -> np.ndarray:
@@ -209,7 +304,7 @@ def string_dtype() -> Any:
         return pd.StringDtype("pyarrow_numpy")
 
 
-def _string_array(chunked: Any) -> Any:
+def string_array(chunked: Any) -> Any:
     """Arrow large strings as an array of :func:`string_dtype`, without a pass over them.
 
     pandas 2 makes ``pd.array(chunked, dtype=...)`` read every string again (a tenth of a
@@ -273,7 +368,7 @@ def arrow_strings(ids: pd.Series) -> pd.Series | None:
             np.arange(len(firsts), dtype=np.int32), np.diff(np.r_[firsts, len(values)])
         )
         array = array.take(pa.array(block))
-    converted = _string_array(pa.chunked_array([array]))
+    converted = string_array(pa.chunked_array([array]))
     return pd.Series(converted, index=ids.index, name=ids.name, copy=False)
 
 

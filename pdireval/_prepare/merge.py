@@ -25,13 +25,17 @@ from pdireval._prepare.duplicates import fingerprint, id_arrays
 from pdireval._prepare.keys import (
     arrow_strings,
     category_keys,
+    category_strings,
     id_keys,
+    large_strings,
     python_string_blocks,
     python_string_keys,
     radix_argsort,
+    remember_extended,
     search_scattered,
     spread,
     string_dtype,
+    string_series,
 )
 from pdireval._prepare.ranking import (
     Matched,
@@ -776,11 +780,18 @@ def _equal(left: pd.Series, rows: np.ndarray, right: pd.Series, at: np.ndarray) 
 
 def _arrow_strings_at(ids: pd.Series, rows: np.ndarray) -> Any:
     """The ids at ``rows`` as Arrow large strings, when they are Arrow strings in one
-    chunk; else None.
+    chunk or categories :func:`category_strings` holds; else None.
     """
     import pyarrow as pa
 
-    chunked = getattr(ids.array, "_pa_array", None)
+    values = ids.array
+    if isinstance(values, pd.Categorical):  # string categories taken by the rows' codes
+        strings = category_strings(values.categories)
+        codes = values.codes[rows]
+        if strings is None or (len(codes) and codes.min() < 0):
+            return None
+        return strings.take(codes)
+    chunked = getattr(values, "_pa_array", None)
     if chunked is None or chunked.num_chunks != 1:
         return None
     if not (pa.types.is_string(chunked.type) or pa.types.is_large_string(chunked.type)):
@@ -850,14 +861,19 @@ def _extend_categorical(column: pd.Categorical, extra: object) -> pd.Categorical
     """
     categories = _known_distinct(column.categories)
     extra = pd.Series(extra)
-    codes = _positions_in(series_of(categories), extra, category_keys(categories))
+    haystack = series_of(categories)
+    if category_strings(categories) is not None:  # compared as the strings it holds
+        every = np.arange(len(categories), dtype=column.codes.dtype)
+        haystack = series_of(pd.Categorical.from_codes(every, dtype=column.dtype, validate=False))
+    codes = _positions_in(haystack, extra, category_keys(categories))
     new = codes < 0
     dtype = column.dtype
     if new.any():
-        added, new_codes = _unique_in_order(extra[new])
+        added, new_codes, added_strings = _unique_in_order(extra[new])
         codes[new] = len(categories) + new_codes
         combined = added if len(categories) == 0 else categories.append(added)
         dtype = _categorical_dtype(_known_distinct(combined), bool(column.ordered))
+        remember_extended(dtype.categories, categories, added_strings)
     codes = np.concatenate([column.codes, codes.astype(column.codes.dtype, copy=False)])
     return pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
 
@@ -899,21 +915,30 @@ def _distinct_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return ordered[new], order[new], of_key
 
 
-def _unique_in_order(values: pd.Series) -> tuple[pd.Index, np.ndarray]:
-    """Distinct values in order of appearance, and each value's position among them.
+def _unique_in_order(values: pd.Series) -> tuple[pd.Index, np.ndarray, Any]:
+    """Distinct values in order of appearance, each value's position among them, and
+    the distinct values as Arrow large strings when they are strings (else None).
 
     Categorical values are read as their categories' values first (factorizing a
     categorical may list the uniques in category order), and Python strings go through
     Arrow (pandas 2 hashes them only up to a NUL character).
     """
-    if isinstance(values.dtype, pd.CategoricalDtype):
+    dtype, converted = values.dtype, None
+    if isinstance(dtype, pd.CategoricalDtype):
         plain = values.array
-        values = series_of(plain.categories.take(plain.codes))
-    converted = arrow_strings(values)
+        dtype, strings = plain.categories.dtype, category_strings(plain.categories)
+        if strings is not None and not (plain.codes < 0).any():  # no Python object read
+            converted = string_series(strings.take(plain.codes))
+        else:
+            values = series_of(plain.categories.take(plain.codes))
+    if converted is None:
+        converted = arrow_strings(values)
     codes, uniques = pd.factorize(values if converted is None else converted)
-    if converted is not None:
-        return pd.Index(np.asarray(uniques, dtype=object), dtype=values.dtype), codes
-    return pd.Index(uniques), codes
+    chunked = getattr(pd.Index(uniques).array, "_pa_array", None)
+    strings = None if chunked is None else large_strings(chunked)
+    if uniques.dtype != dtype:  # Arrow strings of Python strings: back to the ids' dtype
+        return pd.Index(np.asarray(uniques, dtype=object), dtype=dtype), codes, strings
+    return pd.Index(uniques), codes, strings
 
 
 def _known_distinct(categories: pd.Index) -> pd.Index:

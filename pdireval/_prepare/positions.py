@@ -35,9 +35,11 @@ from pdireval._prepare.keys import (
     TEMPORARY_ROWS,
     bincount,
     byte_order_keys,
+    category_strings,
     radix_argsort,
     search_scattered,
     stable_argsort,
+    string_series,
 )
 from pdireval._prepare.take import series_of
 
@@ -487,7 +489,11 @@ def _order_in_runs(
 def _descending_doc_order(docs: pd.Series) -> np.ndarray:
     """Sort keys (uint64) putting the doc ids in descending byte order (ascending keys)."""
     if isinstance(docs.dtype, pd.CategoricalDtype):  # only the members' categories
-        docs = series_of(docs.cat.categories.take(docs.array.codes))
+        codes, strings = docs.array.codes, category_strings(docs.cat.categories)
+        if strings is not None and not (codes < 0).any():  # no Python string read
+            docs = string_series(strings.take(codes))
+        else:
+            docs = series_of(docs.cat.categories.take(codes))
     if not isinstance(docs.dtype, pd.StringDtype):
         docs = docs.astype(str)
     keys = byte_order_keys(docs)
