@@ -244,8 +244,9 @@ def _known(categories: pd.Index) -> _KnownCategories:
     if chunked is None and holds_python_objects(series.dtype):
         chunked = _as_arrow_strings(series)  # None unless all are strings
     keys = None if chunked is None else _string_keys(chunked)
-    if keys is None:  # numbers (their own keys), or not all strings (none)
-        return _remember(categories, id_keys(series), None)
+    if keys is None:  # numbers are their own keys; Python objects not all strings have none
+        numbers = None if holds_python_objects(series.dtype) else id_keys(series)
+        return _remember(categories, numbers, None)
     kept = len(categories) <= _CATEGORY_STRINGS_KEPT
     return _remember(categories, keys, large_strings(chunked) if kept else None)
 
@@ -368,7 +369,7 @@ def arrow_strings(ids: pd.Series) -> pd.Series | None:
             np.arange(len(firsts), dtype=np.int32), np.diff(np.r_[firsts, len(values)])
         )
         array = array.take(pa.array(block))
-    converted = string_array(pa.chunked_array([array]))
+    converted = string_array(_chunked(array))
     return pd.Series(converted, index=ids.index, name=ids.name, copy=False)
 
 
