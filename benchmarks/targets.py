@@ -16,7 +16,12 @@ Targets (``pdireval`` = ``merge_qrels`` + ``evaluate`` with validation on, from 
   cases of its own with Arrow on the system allocator: Arrow's default pool keeps freed
   memory for reuse, so what a tool allocates through Arrow may never show in the RSS
   (the floor's Arrow work read as 34 MB with it, 220 MB without); times keep the default;
-* TREC-DL-like (200 x 1,000, graded): at least 3x faster than pytrec_eval, every id dtype;
+* TREC-DL-like (200 x 1,000, graded): at least 3x faster than pytrec_eval, every id dtype,
+  the two timed in turn in one process (A B, B A, ...): a call of tens of milliseconds
+  takes one of two times some 50% apart on this machine, switching every few seconds
+  within one process, so medians from separate processes minutes apart compare the
+  machine's moments as much as the tools; each tool is also run alone, for its values
+  and its times;
 * a given rank column costs no more than ranking by score (5% allowed for noise): the two
   are timed in turn in one process, whose ratio is free of the tens of percent by which
   processes differ at millions of rows;
@@ -26,7 +31,7 @@ Targets (``pdireval`` = ``merge_qrels`` + ``evaluate`` with validation on, from 
   may wait for the kernel to find fresh memory);
 * ``evaluate`` on one query of 10 documents (labels merged) takes at most 0.5 ms, and 50
   queries x 100 documents (``merge_qrels`` + ``evaluate``) are faster than pytrec_eval (its
-  dict build included).
+  dict build included; timed in turn, as TREC-DL-like).
 
 Examples
 --------
@@ -94,6 +99,14 @@ def _median(records: dict, key: tuple) -> float | None:
     return float(record["median_seconds"])
 
 
+def _in_turn(paired: dict, key: tuple) -> tuple[float | None, float | None]:
+    """Medians of a tool and of the tool it was timed in turn with, in one process."""
+    record = paired.get(key)
+    if record is None or record.get("status") != "ok":
+        return None, None
+    return float(record["median_seconds"]), float(record["against_median_seconds"])
+
+
 def _ratio(a: float | None, b: float | None) -> float | None:
     return None if a is None or b is None or b == 0 else a / b
 
@@ -104,6 +117,7 @@ def _check(name: str, case: str, value: float | None, op: str, bound: float) -> 
 
 
 FIRST_CALL_PROCESSES = 5
+PAIRED_REPEAT = 11  # repetitions of each tool in a case timed in turn with pytrec_eval
 
 
 def plan(args: argparse.Namespace) -> list[dict]:
@@ -139,8 +153,10 @@ def plan(args: argparse.Namespace) -> list[dict]:
                     add(workload, ids, order, tool, arrow_pool="system", repeat=1)
     for ids in args.ids:
         for order in core.ORDERS:
-            for tool in ("pdireval", "pytrec_eval"):
+            for tool in ("pdireval", "pytrec_eval"):  # each alone: values compared, times shown
                 add("trec-dl", ids, order, tool)
+            # the ratio: both in one process, in turn (see the top)
+            add("trec-dl", ids, order, "pdireval", against="pytrec_eval", repeat=PAIRED_REPEAT)
     for order in core.ORDERS:  # timed in turn with ranking by score, in one process
         add("msmarco", "str", order, "pdireval_rank", against="pdireval")
     for ids in ("str", "object"):
@@ -150,6 +166,7 @@ def plan(args: argparse.Namespace) -> list[dict]:
         add("msmarco", "str", "run-ordered", "pdireval", warmup=0, repeat=max(args.repeat, 3))
     for tool in ("pdireval", "pytrec_eval"):
         add("small", "str", "run-ordered", tool, repeat=max(args.repeat, 51))
+    add("small", "str", "run-ordered", "pdireval", against="pytrec_eval", repeat=101)
     for tool in ("pdireval", "pdireval_evaluate", "pytrec_eval"):
         add("tiny", "str", "run-ordered", tool, repeat=max(args.repeat, 201))
     return cases
@@ -171,7 +188,13 @@ def targets(records: list[dict], ids_list: list[str]) -> list[Target]:
         One row per target and case.
     """
     timed = [r for r in records if "warmup" not in r and "arrow_pool" not in r]
-    warm = {(r["workload"], r["ids"], r["order"], r["tool"]): r for r in timed}
+    alone = [r for r in timed if "against" not in r]
+    warm = {(r["workload"], r["ids"], r["order"], r["tool"]): r for r in alone}
+    paired = {
+        (r["workload"], r["ids"], r["order"], r["tool"], r["against"]): r
+        for r in timed
+        if "against" in r
+    }
     memory = {
         (r["workload"], r["ids"], r["order"], r["tool"]): r for r in records if "arrow_pool" in r
     }
@@ -196,15 +219,11 @@ def targets(records: list[dict], ids_list: list[str]) -> list[Target]:
                 rows.append(_check("peak memory / floor", f"{case}, qrels=", extra, "<=", 1.3))
     for ids in ids_list:
         for order in core.ORDERS:
-            pdi = _median(warm, ("trec-dl", ids, order, "pdireval"))
-            peer = _median(warm, ("trec-dl", ids, order, "pytrec_eval"))
-            case = f"trec-dl, {ids}, {order}"
+            pdi, peer = _in_turn(paired, ("trec-dl", ids, order, "pdireval", "pytrec_eval"))
+            case = f"trec-dl, {ids}, {order}, in turn"
             rows.append(_check("pytrec_eval / pdireval", case, _ratio(peer, pdi), ">=", 3))
     for order in core.ORDERS:
-        paired = warm.get(("msmarco", "str", order, "pdireval_rank"))
-        ok = paired is not None and paired.get("status") == "ok" and "against_times" in paired
-        given = paired["median_seconds"] if ok else None  # type: ignore[index]
-        by_score = paired["against_median_seconds"] if ok else None  # type: ignore[index]
+        given, by_score = _in_turn(paired, ("msmarco", "str", order, "pdireval_rank", "pdireval"))
         case = f"msmarco, str, {order}, in turn"
         rows.append(_check("rank column / by score", case, _ratio(given, by_score), "<=", 1.05))
     for ids in ("str", "object"):
@@ -221,10 +240,36 @@ def targets(records: list[dict], ids_list: list[str]) -> list[Target]:
     tiny_ms = None if tiny is None else tiny * 1e3
     case = "evaluate, 6 measures, labels merged"
     rows.append(_check("ms, one query of 10 docs", case, tiny_ms, "<=", 0.5))
-    pdi = _median(warm, ("small", "str", "run-ordered", "pdireval"))
-    peer = _median(warm, ("small", "str", "run-ordered", "pytrec_eval"))
-    rows.append(_check("pytrec_eval / pdireval", "50 x 100", _ratio(peer, pdi), ">=", 1))
+    pdi, peer = _in_turn(paired, ("small", "str", "run-ordered", "pdireval", "pytrec_eval"))
+    rows.append(_check("pytrec_eval / pdireval", "50 x 100, in turn", _ratio(peer, pdi), ">=", 1))
     return rows
+
+
+def in_turn_table(records: list[dict]) -> str:
+    """The Markdown table of the cases timed in turn with another tool.
+
+    Parameters
+    ----------
+    records : list of dict
+        ``bench_scale`` records with ``against``.
+
+    Returns
+    -------
+    str
+        Markdown.
+    """
+    lines = [
+        "| workload | ids | order | tool | median s | in turn with | median s | ratio |",
+        "| --- | --- | --- | --- | ---: | --- | ---: | ---: |",
+    ]
+    for r in records:
+        head = f"| {r['workload']} | {r['ids']} | {r['order']} | {r['tool']}"
+        if r.get("status") != "ok":
+            lines.append(f"{head} | {r.get('status')}: {str(r.get('error'))[:60]} ||||")
+            continue
+        mine, other = r["median_seconds"], r["against_median_seconds"]
+        lines.append(f"{head} | {mine:.4f} | {r['against']} | {other:.4f} | {other / mine:.2f} |")
+    return "\n".join(lines)
 
 
 def render(rows: list[Target]) -> str:
@@ -340,7 +385,9 @@ def main(argv: list[str] | None = None) -> int:
     rows = targets(records, args.ids)
     print(render(rows))
     print()
-    print(scale.table(timed))
+    print(scale.table([r for r in timed if "against" not in r]))
+    print("\nTimed in turn in one process (medians):\n")
+    print(in_turn_table([r for r in timed if "against" in r]))
     print("\nPeak extra memory, Arrow on the system allocator (one repetition):\n")
     print(scale.table([r for r in records if "arrow_pool" in r]))
     if args.json:
