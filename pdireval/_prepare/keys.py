@@ -273,11 +273,26 @@ def string_series(strings: Any) -> pd.Series:
     return series_of(string_array(_chunked(strings)))
 
 
+def holds_strings(arrow: Any) -> bool:
+    """Whether Arrow data (an array or a chunked array) holds strings, whatever the width
+    of their offsets.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> holds_strings(pa.array(["q1"], type=pa.large_string())), holds_strings(pa.array([1]))
+    (True, False)
+    """
+    import pyarrow as pa
+
+    return bool(pa.types.is_string(arrow.type) or pa.types.is_large_string(arrow.type))
+
+
 def large_strings(chunked: Any) -> Any:
     """Arrow strings (a chunked array) as one large-string array; None for other types."""
     import pyarrow as pa
 
-    if not (pa.types.is_string(chunked.type) or pa.types.is_large_string(chunked.type)):
+    if not holds_strings(chunked):
         return None
     return chunked.combine_chunks().cast(pa.large_string())
 
@@ -400,9 +415,7 @@ def _as_arrow_strings(ids: pd.Series) -> Any:
 
 def _string_keys(chunked: Any) -> np.ndarray | None:
     """Keys of an Arrow (large_)string chunked array from the bytes of each string."""
-    import pyarrow as pa  # present: the caller holds Arrow data
-
-    if not (pa.types.is_string(chunked.type) or pa.types.is_large_string(chunked.type)):
+    if not holds_strings(chunked):
         return None
     if chunked.null_count:  # a missing id has no bytes to hash
         return None
@@ -498,7 +511,7 @@ def byte_order_keys(ids: pd.Series) -> np.ndarray | None:
         chunked = getattr(ids.array, "_pa_array", None)
     if chunked is None or not isinstance(chunked, pa.ChunkedArray) or chunked.null_count:
         return None
-    if not (pa.types.is_string(chunked.type) or pa.types.is_large_string(chunked.type)):
+    if not holds_strings(chunked):
         return None
     array = chunked.combine_chunks() if chunked.num_chunks != 1 else chunked.chunk(0)
     offsets, data = _string_buffers(array)

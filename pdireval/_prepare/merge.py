@@ -26,6 +26,7 @@ from pdireval._prepare.keys import (
     arrow_strings,
     category_keys,
     category_strings,
+    holds_strings,
     id_keys,
     large_strings,
     python_string_blocks,
@@ -794,7 +795,7 @@ def _arrow_strings_at(ids: pd.Series, rows: np.ndarray) -> Any:
     chunked = getattr(values, "_pa_array", None)
     if chunked is None or chunked.num_chunks != 1:
         return None
-    if not (pa.types.is_string(chunked.type) or pa.types.is_large_string(chunked.type)):
+    if not holds_strings(chunked):
         return None
     return chunked.chunk(0).take(rows).cast(pa.large_string())
 

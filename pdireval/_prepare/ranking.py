@@ -24,6 +24,7 @@ from pdireval._prepare.keys import (
     bincount,
     gathered,
     holds_python_objects,
+    holds_strings,
     stable_argsort,
 )
 from pdireval._prepare.positions import TieBreak, judged_positions
@@ -484,11 +485,7 @@ def _factorize_arrow_strings(values: pd.Series) -> tuple[np.ndarray, Any] | None
     microseconds, most of a small call's grouping).
     """
     chunked = getattr(values.array, "_pa_array", None)
-    if chunked is None or chunked.null_count:
-        return None
-    import pyarrow as pa
-
-    if not (pa.types.is_string(chunked.type) or pa.types.is_large_string(chunked.type)):
+    if chunked is None or chunked.null_count or not holds_strings(chunked):
         return None
     return _factorize_arrow(
         chunked.chunk(0) if chunked.num_chunks == 1 else chunked.combine_chunks()
