@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import pdireval
 from pdireval._prepare import merge as _merge
+from pdireval._prepare.keys import string_dtype
 
 query_ids = st.sampled_from(["q1", "q2", "10", "9", ""])
 doc_ids = st.text(alphabet="abé0", max_size=10)
@@ -458,3 +459,23 @@ def test_positions_among_categories_are_exact_when_keys_collide(
     finally:
         _merge.id_keys = default
     assert found.tolist() == expected
+
+
+@pytest.mark.parametrize(
+    ("dtype", "docs"),
+    [
+        ("object", ["a", "b", "z"]),
+        ("str", ["a", "b", "z"]),
+        ("int64", [1, 2, 9]),
+        ("float64", [1.5, 2.5, 9.5]),
+    ],
+)
+def test_categorical_doc_ids_keep_their_categories_dtype(dtype: str, docs: list) -> None:
+    """Judged documents the run lacks join the categories without changing their dtype."""
+    ids = pd.Index(docs, dtype=string_dtype() if dtype == "str" else dtype)
+    run = pd.DataFrame({"query": ["q", "q"], "doc": pd.Categorical(ids[:2]), "score": [2.0, 1.0]})
+    qrels = pd.DataFrame({"query": ["q", "q"], "doc": pd.Series(ids[1:]), "rel": [1, 2]})
+    merged = pdireval.merge_qrels(run, qrels)
+    assert merged["doc"].cat.categories.dtype == ids.dtype
+    assert merged["doc"].tolist() == docs
+    assert merged["rel"].tolist() == [pd.NA, 1, 2]

@@ -872,11 +872,30 @@ def _extend_categorical(column: pd.Categorical, extra: object) -> pd.Categorical
     if new.any():
         added, new_codes, added_strings = _unique_in_order(extra[new])
         codes[new] = len(categories) + new_codes
-        combined = added if len(categories) == 0 else categories.append(added)
+        combined = added if len(categories) == 0 else _categories_then(categories, added)
         dtype = _categorical_dtype(_known_distinct(combined), bool(column.ordered))
         remember_extended(dtype.categories, categories, added_strings)
     codes = np.concatenate([column.codes, codes.astype(column.codes.dtype, copy=False)])
     return pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
+
+
+def _categories_then(categories: pd.Index, added: pd.Index) -> pd.Index:
+    """``categories`` followed by ``added``, in the dtype of ``categories``.
+
+    ``Index.append`` infers the dtype of Python objects again: pandas 3 turns object
+    categories of strings into its ``str`` dtype (scanning and converting every one),
+    pandas 2 scans them to find they are objects.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> _categories_then(pd.Index(["a"], dtype=object), pd.Index(["b"])).dtype
+    dtype('O')
+    """
+    if categories.dtype != object:
+        return categories.append(added)
+    values = np.concatenate([categories.to_numpy(), added.to_numpy(dtype=object)])
+    return pd.Index(values, dtype=object, copy=False)
 
 
 def _positions_in(
