@@ -88,17 +88,20 @@ def blocks_of(columns: list[pd.Series]) -> Blocks:
     return Blocks(np.arange(n), n)
 
 
-def scattered_start(values: pd.Series) -> bool:
+def scattered_start(values: pd.Series | np.ndarray) -> bool:
     """Whether the first rows change value more than once in eight rows: ids that come
     in blocks do not, so the full comparison of neighbours can be skipped.
     """
     if len(values) <= 2 * _PROBE:
         return False
-    return int(np.count_nonzero(adjacent_differs(values.iloc[:_PROBE]))) * 8 > _PROBE
+    head = values[:_PROBE] if isinstance(values, np.ndarray) else values.iloc[:_PROBE]
+    return int(np.count_nonzero(adjacent_differs(head))) * 8 > _PROBE
 
 
-def adjacent_differs(values: pd.Series) -> np.ndarray:
+def adjacent_differs(values: pd.Series | np.ndarray) -> np.ndarray:
     """``values[i + 1] != values[i]`` for each i, computed without hashing."""
+    if isinstance(values, np.ndarray):  # e.g. codes
+        return np.asarray(values[1:] != values[:-1], dtype=bool)
     chunked = getattr(values.array, "_pa_array", None)
     if chunked is not None:
         import pyarrow.compute as pc

@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from pdireval._prepare.take import series_of
+from pdireval._prepare.take import arrow_series, series_of
 
 __all__ = [
     "RADIX_ROWS",
@@ -57,6 +57,7 @@ __all__ = [
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 _BLOCK = 1 << 14  # strings hashed per step: the temporaries stay in the CPU cache
 _PROBE = 1 << 12  # rows looked at to tell grouped ids from scattered ones
+_SHORT_PROBE = 1 << 6  # rows looked at first: most scattered ids show in fewer
 
 #: Rows a temporary array of a long column holds: it stays in the CPU cache, and the
 #: allocator hands the same memory out again rather than fresh pages from the kernel
@@ -385,7 +386,7 @@ def arrow_strings(ids: pd.Series) -> pd.Series | None:
         )
         array = array.take(pa.array(block))
     converted = string_array(_chunked(array))
-    return pd.Series(converted, index=ids.index, name=ids.name, copy=False)
+    return arrow_series(converted, index=ids.index, name=ids.name)
 
 
 def _block_firsts(values: np.ndarray) -> np.ndarray | None:
@@ -393,10 +394,11 @@ def _block_firsts(values: np.ndarray) -> np.ndarray | None:
     if len(values) < 16:
         return None
     try:
-        head = values[:_PROBE]  # scattered values show in a prefix: skip the full pass
-        head_differs = np.asarray(head[1:] != head[:-1], dtype=bool)
-        if np.count_nonzero(head_differs) * 8 > len(head):
-            return None
+        for probe in (_SHORT_PROBE, _PROBE):  # scattered values show in a prefix: no full pass
+            head = values[:probe]
+            head_differs = np.asarray(head[1:] != head[:-1], dtype=bool)
+            if np.count_nonzero(head_differs) * 8 > len(head):
+                return None
         rest = values[len(head) - 1 :]  # from the prefix's last value: no pair compared twice
         rest_differs = np.asarray(rest[1:] != rest[:-1], dtype=bool)
         changes = np.flatnonzero(np.r_[True, head_differs, rest_differs])

@@ -364,7 +364,7 @@ def join_resolved(
         run_cols.name("query"): q_query.array.take(missing_judgment),
         run_cols.name("doc"): q_doc.array.take(missing_judgment),
     }
-    if run_cols.run is not None:
+    if run_cols.run is not None and run_ids is not None:
         added[run_cols.run] = run_ids.take(missing_run).array
     # The (run, query) groups, as evaluating the merged frame finds them, are computed
     # once, for the overlap and the duplicate check (which frees the doc keys).
@@ -374,7 +374,7 @@ def join_resolved(
         for role in ("run", "query")
         if role in ids and (name := run_cols.name(role)) is not None
     }
-    group, index = group_codes(pd.DataFrame(grouping, copy=False), run_cols)
+    group, index = group_codes({name: series_of(v) for name, v in grouping.items()}, run_cols)
     if blocks is not None:  # the result's ids as a merged frame's: Arrow strings
         index = _with_string_level(index, query_name)
     overlap = _query_overlap(group, index, len(run), row, run_cols.name("query"), q_query)
@@ -416,14 +416,14 @@ def _as_ids(frame: pd.DataFrame, name: str) -> pd.Series:
 
 def _retrieved_judgments(
     run_ids: pd.Series | None, row: np.ndarray, judgment: np.ndarray, n_judgments: int
-) -> tuple[np.ndarray, pd.Index]:
+) -> tuple[np.ndarray, pd.Index | None]:
     """Whether each run retrieved each judged document (a bool per (run, judgment)), and
-    the distinct run ids (sorted; ``[None]`` without a run column).
+    the distinct run ids (sorted; None without a run column: one run).
     """
     if run_ids is None:
         found = np.zeros((1, n_judgments), dtype=bool)
         found[0, judgment] = True
-        return found, pd.Index([None])
+        return found, None
     run_codes, distinct = pd.factorize(run_ids, sort=True)
     found = np.zeros((len(distinct), n_judgments), dtype=bool)
     found[run_codes[row], judgment] = True
@@ -538,9 +538,8 @@ def _present(codes: np.ndarray, n: int) -> np.ndarray:
     read at the first row of each block.
     """
     present = np.zeros(n, dtype=bool)
-    series = pd.Series(codes, copy=False)
-    if len(codes) > 1 and not scattered_start(series):
-        codes = codes[np.flatnonzero(np.r_[True, adjacent_differs(series)])]
+    if len(codes) > 1 and not scattered_start(codes):
+        codes = codes[np.flatnonzero(np.r_[True, adjacent_differs(codes)])]
     present[codes] = True
     return present
 

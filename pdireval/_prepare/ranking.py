@@ -8,6 +8,7 @@ kernels only ever see a :class:`~pdireval._prepare.ranked.Ranked`.
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -507,8 +508,12 @@ def _factorize_arrow(array: Any) -> tuple[np.ndarray, Any]:
     return codes, encoded.dictionary.take(pa.array(order))
 
 
-def group_codes(frame: pd.DataFrame, columns: ResolvedColumns) -> tuple[IntArray, pd.Index]:
-    """Factorize (run, query) into dense codes ordered like the sorted ids."""
+def group_codes(
+    frame: pd.DataFrame | Mapping[Hashable, pd.Series], columns: ResolvedColumns
+) -> tuple[IntArray, pd.Index]:
+    """Factorize (run, query) into dense codes ordered like the sorted ids (``frame``: a
+    DataFrame, or its id columns by name).
+    """
     query_codes, query_ids = _factorize_sorted(frame[columns.query])
     query_index = pd.Index(query_ids, name=columns.query)
     if columns.run is None:
