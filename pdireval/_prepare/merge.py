@@ -796,7 +796,8 @@ def _arrow_strings_at(ids: pd.Series, rows: np.ndarray) -> Any:
         return None
     if not holds_strings(chunked):
         return None
-    return chunked.chunk(0).take(rows).cast(pa.large_string())
+    taken = chunked.chunk(0).take(rows)
+    return taken if taken.type == pa.large_string() else taken.cast(pa.large_string())
 
 
 def _values_at(ids: pd.Series, rows: np.ndarray) -> Any:

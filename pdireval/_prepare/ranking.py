@@ -27,6 +27,8 @@ from pdireval._prepare.keys import (
     holds_python_objects,
     holds_strings,
     stable_argsort,
+    string_array,
+    string_dtype,
 )
 from pdireval._prepare.positions import TieBreak, judged_positions
 from pdireval._prepare.ranked import Ranked
@@ -446,6 +448,10 @@ def _factorize(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
     found = _factorize_arrow_strings(source)
     if found is None:
         codes, uniques = pd.factorize(source, sort=True)
+    elif source.dtype == string_dtype():  # pandas 2's pd.array would read the strings again
+        import pyarrow as pa
+
+        codes, uniques = found[0], string_array(pa.chunked_array([found[1]]))
     else:
         codes, uniques = found[0], pd.array(found[1], dtype=source.dtype)
     if converted is None:
