@@ -364,7 +364,7 @@ def join_resolved(
         run_cols.name("query"): q_query.array.take(missing_judgment),
         run_cols.name("doc"): q_doc.array.take(missing_judgment),
     }
-    if run_cols.run is not None and run_ids is not None:
+    if run_cols.run is not None and run_ids is not None:  # run_ids: None without a run column
         added[run_cols.run] = run_ids.take(missing_run).array
     # The (run, query) groups, as evaluating the merged frame finds them, are computed
     # once, for the overlap and the duplicate check (which frees the doc keys).
@@ -374,7 +374,7 @@ def join_resolved(
         for role in ("run", "query")
         if role in ids and (name := run_cols.name(role)) is not None
     }
-    group, index = group_codes({name: series_of(v) for name, v in grouping.items()}, run_cols)
+    group, index = group_codes({n: series_of(v, name=n) for n, v in grouping.items()}, run_cols)
     if blocks is not None:  # the result's ids as a merged frame's: Arrow strings
         index = _with_string_level(index, query_name)
     overlap = _query_overlap(group, index, len(run), row, run_cols.name("query"), q_query)
