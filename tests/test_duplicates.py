@@ -44,12 +44,16 @@ def test_matches_pandas_on_arrow_strings_split_into_chunks(rows, n_chunks: int) 
 
 
 def _check_in_small_pieces(group: np.ndarray, docs: pd.Series) -> None:
-    """Also hash 7 strings and sort windows of 3 rows at a time (more edge cases)."""
+    """Also hash 7 strings and check windows of 3 rows at a time (more edge cases), by
+    sorting keys and through tables of slots."""
     defaults = _keys._BLOCK, _duplicates._WINDOW
     try:
-        for block, window in (defaults, (7, 3)):
+        for (block, window), sorting in itertools.product((defaults, (7, 3)), (True, False)):
             _keys._BLOCK, _duplicates._WINDOW = block, window
-            np.testing.assert_array_equal(repeated_rows(group, docs), _expected(group, docs))
+            with pytest.MonkeyPatch.context() as monkeypatch:
+                monkeypatch.setattr(_duplicates, "vectorised_sort", lambda s=sorting: s)
+                found = repeated_rows(group, docs)
+            np.testing.assert_array_equal(found, _expected(group, docs))
     finally:
         _keys._BLOCK, _duplicates._WINDOW = defaults
 
@@ -83,14 +87,22 @@ def test_repeat_check_on_keys_matches_a_set(values, repeats, stale: int) -> None
     keys = np.array(values + [values[i % len(values)] for i in repeats if values], np.uint64)
     table = np.full(_duplicates._slots(len(keys) + 1), stale % max(len(keys), 1), np.int32)
     expected = len(set(keys.tolist())) < len(keys)
-    assert _duplicates.has_repeat(keys, table) is expected
-    assert _duplicates.has_repeat(keys, table) is expected  # the table as the first call left it
-    assert _duplicates.has_repeat(keys) is expected
+    for sorting in (True, False):  # the keys sorted, or put through tables of slots
+        with pytest.MonkeyPatch.context() as monkeypatch:
+            monkeypatch.setattr(_duplicates, "vectorised_sort", lambda s=sorting: s)
+            assert _duplicates.has_repeat(keys, table) is expected
+            assert _duplicates.has_repeat(keys, table) is expected  # the table as left
+            assert _duplicates.has_repeat(keys) is expected
 
 
+@pytest.mark.parametrize("sorting", [True, False])
 @pytest.mark.parametrize("repeat_at", [None, 0, 70_001, 199_999])
-def test_windows_of_a_run_in_run_order_find_one_repeated_doc(repeat_at) -> None:
-    """200,000 rows in blocks of 100 per query: checked window by window."""
+def test_windows_of_a_run_in_run_order_find_one_repeated_doc(
+    repeat_at, sorting: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """200,000 rows in blocks of 100 per query: checked window by window, each window's
+    keys sorted or put through a table of slots."""
+    monkeypatch.setattr(_duplicates, "vectorised_sort", lambda: sorting)
     rng = np.random.default_rng(7)
     group = np.repeat(np.arange(2_000, dtype=np.int32), 100)
     docs = rng.permutation(np.arange(200_000) * 7919 % 1_000_003)

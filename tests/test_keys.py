@@ -204,7 +204,23 @@ def test_radix_argsort_orders_like_numpys_stable_sort(values, mask: int, strided
     if strided:
         array = np.repeat(array, 2)[::2]
     expected = np.argsort(array, kind="stable")
-    np.testing.assert_array_equal(_keys.radix_argsort(array), expected)
+    for vectorised in (True, False):  # numpy's own sort with equal values fixed, or digits
+        with pytest.MonkeyPatch.context() as monkeypatch:
+            monkeypatch.setattr(_keys, "vectorised_sort", lambda v=vectorised: v)
+            found = _keys.radix_argsort(array)
+        np.testing.assert_array_equal(found, expected)
+        assert found.dtype == np.intp
+
+
+def test_radix_argsort_routes_agree_on_wide_values_with_long_runs_of_equals() -> None:
+    """Values too wide to carry their row number: runs of equal values in row order."""
+    rng = np.random.default_rng(3)
+    array = rng.choice(np.array([2**63, 2**63 + 5, 7, 2**40], dtype=np.uint64), size=5000)
+    expected = np.argsort(array, kind="stable")
+    for vectorised in (True, False):
+        with pytest.MonkeyPatch.context() as monkeypatch:
+            monkeypatch.setattr(_keys, "vectorised_sort", lambda v=vectorised: v)
+            np.testing.assert_array_equal(_keys.radix_argsort(array), expected)
 
 
 def test_radix_argsort_leaves_long_or_other_arrays_to_numpy(monkeypatch) -> None:

@@ -157,6 +157,7 @@ def test_repeat_check_through_rounds_matches_a_set(values: list, repeats: list) 
     expected = len(set(keys.tolist())) < len(keys)
     with pytest.MonkeyPatch.context() as monkeypatch:
         monkeypatch.setattr(duplicates, "_LARGEST_SLOTTED", 4)
+        monkeypatch.setattr(duplicates, "vectorised_sort", lambda: False)  # tables, not a sort
         assert duplicates.has_repeat(keys) is expected
 
 
@@ -218,6 +219,19 @@ def test_scores_differing_in_their_last_bits_keep_their_order_by_every_route() -
     by_hand = 1 + np.count_nonzero(same_group & (higher | tied_before), axis=1)
     for found in (counted, ordered, sorted_):
         np.testing.assert_array_equal(found.position, by_hand)
+
+
+@settings(max_examples=200, deadline=None)
+@given(shuffled_rankings(), st.sampled_from([40, 60]))
+def test_scores_coarsened_to_their_top_bits_still_rank_exactly(case: dict, dropped: int) -> None:
+    """The ordering route drops a score's low bits to fit the row number beside it:
+    scores made equal are ranked exactly afterwards, as ties are."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(positions, "_COARSE_BITS", dropped)
+        monkeypatch.setattr(positions, "_KEPT_SCORE_BITS", 0)
+        counted, ordered, _ = _three_routes(monkeypatch, case, by_rank=False)
+    for mine, theirs in zip(counted, ordered, strict=True):
+        np.testing.assert_array_equal(mine, theirs)
 
 
 @settings(max_examples=200, deadline=None)

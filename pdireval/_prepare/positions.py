@@ -217,10 +217,15 @@ def judged_positions(
 #: ordering is a radix sort.
 _ORDERED_ROWS = RADIX_ROWS
 
-#: Low bits of a packed score dropped before ordering: the top 40 or so bits of a score
-#: still tell apart all but scores equal to about eight digits, and keys made equal are
-#: ordered exactly as ties are.
+#: Low bits of a packed score dropped before ordering, at least: the top 40 or so bits
+#: of a score still tell apart all but scores equal to about eight digits, and keys made
+#: equal are ordered exactly as ties are.
 _COARSE_BITS = 16
+
+#: Bits of a score kept, at least, when more low bits are dropped to make room for the
+#: row number (:func:`_orderable`): sign, exponent and 24 bits of mantissa, scores equal
+#: to about seven digits.
+_KEPT_SCORE_BITS = 36
 
 
 def _positions_by_ordering(
@@ -238,8 +243,7 @@ def _positions_by_ordering(
     Runs longer than one are repeated ranks, or ties whose members are at hand.
     """
     n = len(packed)
-    if not by_rank and int(_group_shift(len(num_ret))) > _COARSE_BITS:
-        packed = packed >> np.uint64(_COARSE_BITS)  # one radix pass less; see _COARSE_BITS
+    packed = _orderable(packed, len(num_ret), by_rank)
     order = radix_argsort(packed)
     ordered = packed[order]
     new_run = np.ones(n, dtype=bool)
@@ -269,6 +273,28 @@ def _positions_by_ordering(
     member_run = tied_index[run_of[place[members]]]
     within, tie_offset, tie_size = _rank_in_runs(members, member_run, key, judged[shared], ties)
     return _with_runs(result, shared, position[shared], within, tie_offset, tie_size)
+
+
+def _orderable(packed: np.ndarray, n_groups: int, by_rank: bool) -> np.ndarray:
+    """Packed keys in as few low bits as they need, ordered as before: ranks moved next
+    to their group, scores without their lowest bits (see ``_COARSE_BITS``) -- so that
+    the row number fits above them and one sort of plain integers orders the rows
+    (:func:`~pdireval._prepare.keys.radix_argsort`).
+    """
+    shift = int(_group_shift(n_groups))
+    row_bits = (len(packed) - 1).bit_length()
+    if by_rank:  # exact: every (group, rank) keeps a key of its own
+        rank_bits = int(np.bitwise_or.reduce(packed & np.uint64((1 << shift) - 1))).bit_length()
+        if rank_bits >= shift:
+            return packed
+        compact = packed >> np.uint64(shift)
+        compact <<= np.uint64(rank_bits)
+        compact |= packed & np.uint64((1 << rank_bits) - 1)
+        return compact
+    drop = max(_COARSE_BITS, row_bits)
+    if shift - drop < _KEPT_SCORE_BITS:  # too few bits of the score would be left
+        drop = _COARSE_BITS
+    return packed >> np.uint64(drop) if shift > drop else packed
 
 
 def _expanded(start: np.ndarray, length: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
