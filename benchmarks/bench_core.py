@@ -1049,11 +1049,14 @@ def environment() -> dict:
     Returns
     -------
     dict
-        Python, platform, CPU count and numpy/pandas/pyarrow versions.
+        Python, platform, CPU model and count, whether numpy sorts 64-bit integers with
+        SIMD instructions here (pdireval chooses its sorts by it), and numpy/pandas/pyarrow
+        versions.
     """
     info = {
         "python": platform.python_version(),
         "platform": platform.platform(),
+        "cpu": _cpu_model(),
         "cpus": os.cpu_count(),
         "load_average": os.getloadavg() if hasattr(os, "getloadavg") else None,
         "numpy": np.__version__,
@@ -1063,7 +1066,25 @@ def environment() -> dict:
         info["pyarrow"] = metadata.version("pyarrow")
     except metadata.PackageNotFoundError:
         info["pyarrow"] = None
+    try:
+        from pdireval._prepare.keys import vectorised_sort
+    except ImportError:
+        info["numpy_simd_sort"] = None
+    else:
+        info["numpy_simd_sort"] = vectorised_sort()
     return info
+
+
+def _cpu_model() -> str:
+    """The CPU's model name (Linux), else what ``platform`` knows of the processor."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as lines:
+            for line in lines:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor()
 
 
 def _split(text: str, allowed: tuple[str, ...], flag: str) -> list[str]:

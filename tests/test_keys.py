@@ -197,7 +197,7 @@ def test_stable_argsort_orders_like_numpys_stable_sort(values, shape) -> None:
     st.sampled_from([2**64 - 1, 2**16 - 1, 0xFFFF_0000_FFFF_0000, 7]),
     st.booleans(),
 )
-def test_radix_argsort_orders_like_numpys_stable_sort(values, mask: int, strided: bool) -> None:
+def test_argsort_keys_orders_like_numpys_stable_sort(values, mask: int, strided: bool) -> None:
     """Masks leave some 16-bit digits equal in every value (those passes are skipped)
     and make repeats; a strided view is read like a copy."""
     array = np.array(values, dtype=np.uint64) & np.uint64(mask)
@@ -207,12 +207,12 @@ def test_radix_argsort_orders_like_numpys_stable_sort(values, mask: int, strided
     for vectorised in (True, False):  # numpy's own sort with equal values fixed, or digits
         with pytest.MonkeyPatch.context() as monkeypatch:
             monkeypatch.setattr(_keys, "vectorised_sort", lambda v=vectorised: v)
-            found = _keys.radix_argsort(array)
+            found = _keys.argsort_keys(array)
         np.testing.assert_array_equal(found, expected)
         assert found.dtype == np.intp
 
 
-def test_radix_argsort_routes_agree_on_wide_values_with_long_runs_of_equals() -> None:
+def test_argsort_keys_routes_agree_on_wide_values_with_long_runs_of_equals() -> None:
     """Values too wide to carry their row number: runs of equal values in row order."""
     rng = np.random.default_rng(3)
     array = rng.choice(np.array([2**63, 2**63 + 5, 7, 2**40], dtype=np.uint64), size=5000)
@@ -220,15 +220,15 @@ def test_radix_argsort_routes_agree_on_wide_values_with_long_runs_of_equals() ->
     for vectorised in (True, False):
         with pytest.MonkeyPatch.context() as monkeypatch:
             monkeypatch.setattr(_keys, "vectorised_sort", lambda v=vectorised: v)
-            np.testing.assert_array_equal(_keys.radix_argsort(array), expected)
+            np.testing.assert_array_equal(_keys.argsort_keys(array), expected)
 
 
-def test_radix_argsort_leaves_long_or_other_arrays_to_numpy(monkeypatch) -> None:
+def test_argsort_keys_leaves_long_or_other_arrays_to_numpy(monkeypatch) -> None:
     monkeypatch.setattr(_keys, "RADIX_ROWS", 4)
     values = np.array([5, 1, 5, 0, 1], dtype=np.uint64)
-    np.testing.assert_array_equal(_keys.radix_argsort(values), [3, 1, 4, 0, 2])
+    np.testing.assert_array_equal(_keys.argsort_keys(values), [3, 1, 4, 0, 2])
     signed = np.array([3, -1, 3], dtype=np.int64)
-    np.testing.assert_array_equal(_keys.radix_argsort(signed), [1, 0, 2])
+    np.testing.assert_array_equal(_keys.argsort_keys(signed), [1, 0, 2])
 
 
 @settings(max_examples=100, deadline=None)

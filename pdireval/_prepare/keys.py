@@ -33,6 +33,7 @@ from pdireval._prepare.take import arrow_series, series_of
 __all__ = [
     "RADIX_ROWS",
     "TEMPORARY_ROWS",
+    "argsort_keys",
     "arrow_strings",
     "bincount",
     "byte_order_keys",
@@ -44,7 +45,6 @@ __all__ = [
     "large_strings",
     "python_string_blocks",
     "python_string_keys",
-    "radix_argsort",
     "remember_extended",
     "search_scattered",
     "spread",
@@ -579,7 +579,7 @@ def search_scattered(
     """
     if len(values) < 1024 or len(ordered) < 64:
         return [np.searchsorted(ordered, values, side) for side in sides]  # type: ignore[call-overload]
-    order = radix_argsort(values) if values.dtype == np.uint64 else np.argsort(values)
+    order = argsort_keys(values) if values.dtype == np.uint64 else np.argsort(values)
     in_order = values[order]
     found = []
     for side in sides:
@@ -592,7 +592,7 @@ def search_scattered(
 RADIX_ROWS = 1 << 21  # most values sorted by 16-bit digits: numpy's stable sort of more is as fast
 
 
-def radix_argsort(values: np.ndarray) -> np.ndarray:
+def argsort_keys(values: np.ndarray) -> np.ndarray:
     """A stable ``np.argsort`` of uint64 ``values`` (other dtypes: ``np.argsort``).
 
     numpy's stable argsort of 64-bit integers is a merge sort, several times slower
@@ -605,9 +605,9 @@ def radix_argsort(values: np.ndarray) -> np.ndarray:
 
     Examples
     --------
-    >>> radix_argsort(np.array([2**40, 3, 2**40 + 1, 3], dtype=np.uint64)).tolist()
+    >>> argsort_keys(np.array([2**40, 3, 2**40 + 1, 3], dtype=np.uint64)).tolist()
     [1, 3, 0, 2]
-    >>> radix_argsort(np.array([2**63, 5, 2**63, 5, 1], dtype=np.uint64)).tolist()
+    >>> argsort_keys(np.array([2**63, 5, 2**63, 5, 1], dtype=np.uint64)).tolist()
     [4, 1, 3, 0, 2]
     """
     n = len(values)
@@ -688,7 +688,7 @@ def stable_argsort(values: np.ndarray) -> np.ndarray:
 
     numpy sorts 64-bit integers stably with a merge sort several times slower than its
     default sort: values below 2**16 are radix-sorted as 16-bit integers instead, larger
-    ones by :func:`radix_argsort`. Sorted values cost one pass.
+    ones by :func:`argsort_keys`. Sorted values cost one pass.
     """
     n = len(values)
     if n < 2 or values.dtype.kind not in "iu":
@@ -700,4 +700,4 @@ def stable_argsort(values: np.ndarray) -> np.ndarray:
         return np.argsort(values, kind="stable")
     if high < 2**16:
         return np.argsort(values.astype(np.uint16), kind="stable")
-    return radix_argsort(values.astype(np.uint64))
+    return argsort_keys(values.astype(np.uint64))

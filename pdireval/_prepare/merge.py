@@ -23,6 +23,7 @@ from pdireval._prepare.columns import (
 )
 from pdireval._prepare.duplicates import fingerprint, id_arrays
 from pdireval._prepare.keys import (
+    argsort_keys,
     arrow_strings,
     category_keys,
     category_strings,
@@ -31,7 +32,6 @@ from pdireval._prepare.keys import (
     large_strings,
     python_string_blocks,
     python_string_keys,
-    radix_argsort,
     remember_extended,
     search_scattered,
     spread,
@@ -926,7 +926,7 @@ def _positions_in(
 
 def _distinct_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Distinct ``keys`` (sorted), the first row holding each, and each row's distinct key."""
-    order = radix_argsort(keys)  # stable: the first row of a key comes first
+    order = argsort_keys(keys)  # stable: the first row of a key comes first
     ordered = keys[order]
     new = np.ones(len(keys), dtype=bool)
     np.not_equal(ordered[1:], ordered[:-1], out=new[1:])

@@ -9,10 +9,11 @@ query's ranking, and the number of documents each query retrieved.
   ranking key (low bits). A judged row's position is the number of packed keys of its
   group below its own. With few judged rows per query (MS MARCO's one or two) these
   are counted, one pass over the rows per judged row of the deepest-judged query;
-  with many (TREC-DL's 140 of 1,000), one stable ordering of the packed keys, a radix
-  sort, gives them -- where the run of keys equal to a judged key begins, counted from
-  its group's first row; the runs also hold the ties and repeated ranks. Beyond two
-  million rows the packed keys are sorted in place instead, and the judged ones searched.
+  with many (TREC-DL's 140 of 1,000), one ordering of the packed keys (each with its
+  row number, where they fit) gives them -- where the run of keys equal to a judged key
+  begins, counted from its group's first row; the runs also hold the ties and repeated
+  ranks. Beyond two million rows the packed keys are sorted in place instead, and the
+  judged ones searched.
 
 Ties -- equal scores, or in the packed keys scores too close to tell apart -- are
 ordered exactly afterwards by (key, doc id descending as strings), trec_eval's
@@ -33,10 +34,10 @@ from pdireval._prepare.duplicates import has_repeat
 from pdireval._prepare.keys import (
     RADIX_ROWS,
     TEMPORARY_ROWS,
+    argsort_keys,
     bincount,
     byte_order_keys,
     category_strings,
-    radix_argsort,
     search_scattered,
     stable_argsort,
     string_series,
@@ -214,7 +215,7 @@ def judged_positions(
 
 #: Rows up to which ordering them all (its temporaries about 30 bytes a row) beats
 #: sorting their packed keys in place and searching the judged ones: as long as the
-#: ordering is a radix sort.
+#: ordering is a SIMD sort of keys carrying their row, or a radix sort.
 _ORDERED_ROWS = RADIX_ROWS
 
 #: Low bits of a packed score dropped before ordering, at least: the top 40 or so bits
@@ -244,7 +245,7 @@ def _positions_by_ordering(
     """
     n = len(packed)
     packed = _orderable(packed, len(num_ret), by_rank)
-    order = radix_argsort(packed)
+    order = argsort_keys(packed)
     ordered = packed[order]
     new_run = np.ones(n, dtype=bool)
     np.not_equal(ordered[1:], ordered[:-1], out=new_run[1:])
@@ -278,8 +279,8 @@ def _positions_by_ordering(
 def _orderable(packed: np.ndarray, n_groups: int, by_rank: bool) -> np.ndarray:
     """Packed keys in as few low bits as they need, ordered as before: ranks moved next
     to their group, scores without their lowest bits (see ``_COARSE_BITS``) -- so that
-    the row number fits above them and one sort of plain integers orders the rows
-    (:func:`~pdireval._prepare.keys.radix_argsort`).
+    the row number fits beside them and one sort of plain integers orders the rows
+    (:func:`~pdireval._prepare.keys.argsort_keys`).
     """
     shift = int(_group_shift(n_groups))
     row_bits = (len(packed) - 1).bit_length()
@@ -345,7 +346,7 @@ def _counted_before(
     keys of each group are taken in order, the first of every group compared with all
     its group's rows at once, then the second, and so on -- one pass over the rows per
     judged document of the deepest-judged group, each pass on fewer rows. Ordering
-    every row costs several such passes (:func:`~pdireval._prepare.keys.radix_argsort`),
+    every row costs several such passes (:func:`~pdireval._prepare.keys.argsort_keys`),
     or about twenty when millions of rows are too many for it.
     """
     n_groups = len(num_ret)
@@ -504,7 +505,7 @@ def _order_in_runs(
     Otherwise a lexsort.
     """
     if len(member_run) > 1 and len(sort_keys) == 1:
-        by_doc = radix_argsort(sort_keys[0])  # stable: equal ids keep their order
+        by_doc = argsort_keys(sort_keys[0])  # stable: equal ids keep their order
         order = by_doc[stable_argsort(member_run[by_doc])]
         run, key = member_run[order], member_key[order]
         if bool(np.all((run[1:] != run[:-1]) | (key[1:] == key[:-1]))):
