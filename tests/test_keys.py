@@ -224,7 +224,12 @@ def test_argsort_keys_routes_agree_on_wide_values_with_long_runs_of_equals() -> 
 
 
 def test_argsort_keys_leaves_long_or_other_arrays_to_numpy(monkeypatch) -> None:
+    """Without a SIMD sort, wide values beyond the radix passes' size go to numpy's stable
+    sort; small values carry their row and are sorted as such at any length."""
     monkeypatch.setattr(_keys, "RADIX_ROWS", 4)
+    monkeypatch.setattr(_keys, "vectorised_sort", lambda: False)
+    wide = np.array([2**63 + 5, 1, 2**63 + 5, 0, 1], dtype=np.uint64)
+    np.testing.assert_array_equal(_keys.argsort_keys(wide), [3, 1, 4, 0, 2])
     values = np.array([5, 1, 5, 0, 1], dtype=np.uint64)
     np.testing.assert_array_equal(_keys.argsort_keys(values), [3, 1, 4, 0, 2])
     signed = np.array([3, -1, 3], dtype=np.int64)

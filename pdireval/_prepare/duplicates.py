@@ -124,7 +124,8 @@ def _may_collide(keys: np.ndarray, group: np.ndarray) -> bool:
     length = np.diff(np.r_[starts, len(keys)])
     if int(length[split].sum()) * 2 > len(keys):
         return has_repeat(keys)
-    table = np.empty(_slots(_WINDOW), dtype=np.int32)  # scratch space of every window
+    # Scratch space of every window, for the tables of slots (none where keys are sorted).
+    table = None if vectorised_sort() else np.empty(_slots(_WINDOW), dtype=np.int32)
     if split.any():
         split_starts, split_length = starts[split], length[split]
         offset = np.repeat(split_starts - (np.cumsum(split_length) - split_length), split_length)
