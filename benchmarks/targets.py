@@ -290,12 +290,20 @@ def render(rows: list[Target]) -> str:
     """
     lines = ["| target | case | measured | goal | met |", "| --- | --- | ---: | --- | --- |"]
     for t in rows:
-        value = "failed" if t.value is None else f"{t.value:.2f}"
+        value = "failed" if t.value is None else _shown(t.value, t)
         met = {True: "met", False: "**not met**", None: "n/a"}[t.met]
         lines.append(f"| {t.name} | {t.case} | {value} | {t.goal} | {met} |")
     met = sum(t.met is True for t in rows)
     lines.append(f"\n{met} of {len(rows)} targets met.")
     return "\n".join(lines)
+
+
+def _shown(value: float, target: Target) -> str:
+    """``value`` to two decimals, or to three where two would show a miss as the goal."""
+    shown = f"{value:.2f}"
+    if target.met is False and float(shown) == float(target.goal.split()[-1]):
+        shown = f"{value:.3f}"
+    return shown
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
