@@ -620,7 +620,7 @@ def argsort_keys(values: np.ndarray) -> np.ndarray:
         packed.sort()
         packed &= np.uint64((1 << row_bits) - 1)
         return packed.astype(np.intp)
-    if vectorised_sort():
+    if vectorised_sort() and row_bits <= 32:  # a run's number and a row fit in one word
         return _in_row_order_where_equal(values, np.argsort(values))
     if n <= RADIX_ROWS:
         return _by_16_bit_digits(values)
