@@ -250,10 +250,12 @@ def _positions_by_ordering(
     new_run = np.ones(n, dtype=bool)
     np.not_equal(ordered[1:], ordered[:-1], out=new_run[1:])
     run_start = np.flatnonzero(new_run)
-    run_length = np.diff(np.concatenate((run_start, [n])))
-    run_of = np.cumsum(new_run) - 1  # of each place in the order
-    place = np.empty(n, dtype=np.int64)
-    place[order] = np.arange(n)
+    run_length = np.diff(run_start, append=n)
+    small = np.int32 if n < 2**31 else np.intp  # half the memory traffic of intp indices
+    run_of = np.cumsum(new_run, dtype=small)  # of each place in the order, from 1
+    np.subtract(run_of, 1, out=run_of)
+    place = np.empty(n, dtype=small)
+    place[order] = np.arange(n, dtype=small)
     run = run_of[place[judged]]
     group_start = (np.cumsum(num_ret) - num_ret).astype(np.int64)
     position = run_start[run] - group_start[group[judged]] + 1
