@@ -425,15 +425,17 @@ def _judged_doc_rows(run_ids: pd.Series, qrels_ids: pd.Series) -> np.ndarray:
     import pyarrow.compute as pc
 
     judged = pd.unique(np.asarray(qrels_ids, dtype=object))
-    if isinstance(run_ids.dtype, pd.CategoricalDtype):
-        known = run_ids.cat.categories.isin(judged)
-        return np.flatnonzero(known[run_ids.cat.codes.to_numpy()])
     if run_ids.dtype.kind in "iu":
         return np.flatnonzero(pd.Index(judged.astype(np.int64)).get_indexer(run_ids) >= 0)
-    mask = pc.is_in(_arrow_ids(run_ids), value_set=pa.array(judged, type=pa.string()))
+    categorical = isinstance(run_ids.dtype, pd.CategoricalDtype)
+    # categories: Arrow's lookup of each category once (pandas' isin reads Arrow strings
+    # one Python object at a time), then the codes read the answer
+    values = pd.Series(run_ids.cat.categories) if categorical else run_ids
+    mask = pc.is_in(_arrow_ids(values), value_set=pa.array(judged, type=pa.string()))
     if hasattr(mask, "combine_chunks"):
         mask = mask.combine_chunks()
-    return np.flatnonzero(mask.to_numpy(zero_copy_only=False))
+    known = mask.to_numpy(zero_copy_only=False)
+    return np.flatnonzero(known[run_ids.cat.codes.to_numpy()] if categorical else known)
 
 
 def run_floor(run: pd.DataFrame, qrels: pd.DataFrame) -> pd.DataFrame:
