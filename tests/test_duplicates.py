@@ -113,25 +113,3 @@ def test_windows_of_a_run_in_run_order_find_one_repeated_doc(
     expected = _expected(group, pd.Series(docs))
     np.testing.assert_array_equal(found, expected)
     assert len(found) == (0 if repeat_at is None else 1)
-
-
-@settings(max_examples=200, deadline=None)
-@given(
-    st.sampled_from(["int8", "int16", "int32", "int64", "uint64"]),
-    st.lists(st.integers(0, 100), min_size=1, max_size=40),
-    st.data(),
-)
-def test_digest_changes_with_any_value_and_with_swapped_values(dtype: str, values, data) -> None:
-    """A digest reads every byte, the last ones of a word-ragged column included."""
-    column = np.array(values, dtype=dtype)
-    digest = _duplicates._digest(column)
-    at = data.draw(st.integers(0, len(column) - 1))
-    changed = column.copy()
-    changed[at] = data.draw(st.integers(0, 100).filter(lambda v: v != column[at]))
-    assert _duplicates._digest(changed) != digest
-    other = data.draw(st.integers(0, len(column) - 1))
-    swapped = column.copy()
-    swapped[[at, other]] = swapped[[other, at]]
-    assert (_duplicates._digest(swapped) == digest) == (column[at] == column[other])
-    assert _duplicates._digest(column[:-1]) != digest
-    assert _duplicates._digest(column[::-1].copy()[::-1]) == digest  # a strided view, same values

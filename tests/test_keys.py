@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import itertools
 
 import numpy as np
@@ -11,7 +10,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pdireval import merge_qrels
 from pdireval._prepare import keys as _keys
 from pdireval._prepare.keys import id_keys
 from pdireval._prepare.take import series_of
@@ -67,12 +65,10 @@ def test_categories_map_to_the_keys_of_their_values() -> None:
 
 
 @pytest.mark.parametrize("dtype", ["object", "str"])
-def test_string_categories_are_known_as_arrow_strings_once_keyed(dtype: str) -> None:
+def test_string_categories_give_their_strings_in_order(dtype: str) -> None:
     """Rows of a categorical column are strings taken by their codes: the categories'
-    strings must be the categories, in their order. Categories never keyed are not
-    converted for their strings."""
+    strings must be the categories, in their order."""
     categories = pd.Index(["d2", "é", "", "d10"], dtype=dtype)
-    assert _keys.category_strings(categories) is None
     keys = _keys.category_keys(categories)
     assert keys.tolist() == id_keys(series_of(categories)).tolist()
     strings = _keys.category_strings(categories)
@@ -91,34 +87,6 @@ def test_other_categories_have_no_strings(monkeypatch: pytest.MonkeyPatch) -> No
     many = pd.Index(["a", "b", "c"], dtype=object)
     assert _keys.category_keys(many).tolist() == id_keys(series_of(many)).tolist()
     assert _keys.category_strings(many) is None
-
-
-def test_categories_no_longer_alive_are_forgotten() -> None:
-    categories = pd.Index([f"d{i}" for i in range(1000)], dtype=object)
-    _keys.category_keys(categories)
-    assert _keys.category_strings(categories) is not None
-    alive = len(_keys._KNOWN_CATEGORIES)
-    del categories
-    gc.collect()
-    assert len(_keys._KNOWN_CATEGORIES) == alive - 1
-
-
-@pytest.mark.parametrize("dtype", ["object", "str"])
-def test_merged_categories_are_known_as_the_strings_they_hold(dtype: str) -> None:
-    """merge_qrels appends the judged docs a run lacks to its categories; what it
-    remembers of the new categories must equal what converting them gives."""
-    run = pd.DataFrame({"query": ["q1", "q1", "q2"], "doc": ["d1", "d2", "d1"], "score": 1.0})
-    qrels = pd.DataFrame({"query": ["q1", "q2", "q2"], "doc": ["d9", "d1", "é"], "rel": 1})
-    as_categories = {"query": pd.CategoricalDtype(), "doc": pd.CategoricalDtype()}
-    run = run.astype({"query": dtype, "doc": dtype}).astype(as_categories)
-    qrels = qrels.astype({"query": dtype, "doc": dtype}).astype(as_categories)
-    merged = merge_qrels(run, qrels)
-    categories = merged["doc"].cat.categories
-    assert categories.tolist() == ["d1", "d2", "d9", "é"]
-    assert _keys.category_strings(categories).to_pylist() == categories.tolist()
-    remembered = _keys.category_keys(categories).tolist()
-    _keys._KNOWN_CATEGORIES.clear()
-    assert remembered == _keys.category_keys(categories).tolist()
 
 
 def test_missing_strings_have_no_keys() -> None:

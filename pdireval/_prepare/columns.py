@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
-from typing import Any, Literal, NamedTuple, NoReturn
+from typing import Any, Literal
 
 import pandas as pd
 
@@ -23,8 +23,6 @@ __all__ = [
     "ROLES",
     "SYNONYMS",
     "ColumnMap",
-    "MergeRecord",
-    "RecordedGroups",
     "ResolvedColumns",
     "as_column_map",
     "check_frame",
@@ -43,48 +41,6 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
 
 #: Key of ``DataFrame.attrs`` under which merge_qrels records the roles it used.
 ATTRS_KEY = "pdireval"
-
-
-class RecordedGroups(NamedTuple):
-    """The (run, query) groups of a frame ``merge_qrels`` built, as evaluating it finds
-    them, and what tells that a frame still holds the ids they belong to.
-    """
-
-    fingerprint: str  # of the run, query and doc ids
-    group: Any  # code per row (read-only)
-    index: Any  # the groups' ids
-    id_arrays: Any  # weak references to the Arrow arrays of those ids, or None
-
-
-class MergeRecord(dict):
-    """What ``merge_qrels`` recorded on its result, under ``frame.attrs["pdireval"]``.
-
-    Read-only, and shared rather than copied by the frames pandas derives from the
-    result: pandas deep-copies ``attrs`` on every operation, which for a record of
-    Arrow buffer layouts cost more than many of the operations themselves.
-
-    ``groups`` (an attribute, not an entry: it is neither pickled nor written as JSON
-    by ``to_parquet``) holds the result's :class:`RecordedGroups`.
-    """
-
-    groups: RecordedGroups | None = None
-
-    def __init__(self, record: dict[str, Any], groups: RecordedGroups | None = None):
-        super().__init__(record)
-        self.groups = groups
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> MergeRecord:
-        return self
-
-    def __reduce__(self) -> tuple[type[MergeRecord], tuple[dict[str, Any]]]:
-        return MergeRecord, (dict(self),)
-
-    def _read_only(self, *args: Any, **kwargs: Any) -> NoReturn:
-        msg = "merge_qrels' record is read-only; copy it with dict(...) to change it"
-        raise TypeError(msg)
-
-    __setitem__ = __delitem__ = _read_only
-    update = pop = popitem = clear = setdefault = __ior__ = _read_only
 
 
 Column = str | Literal[False] | None

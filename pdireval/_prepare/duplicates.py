@@ -13,16 +13,12 @@ sharing a slot are sorted (many keys go through a few rounds of larger tables fi
 
 from __future__ import annotations
 
-import hashlib
-import weakref
 from collections.abc import Callable
 from functools import partial
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from pdireval._prepare.columns import ResolvedColumns
 from pdireval._prepare.keys import (
     TEMPORARY_ROWS,
     arrow_strings,
@@ -32,7 +28,7 @@ from pdireval._prepare.keys import (
 )
 from pdireval._prepare.take import take
 
-__all__ = ["fingerprint", "has_repeat", "id_arrays", "repeated_rows", "same_id_arrays"]
+__all__ = ["has_repeat", "repeated_rows"]
 
 _MIX = np.uint64(0xBF58476D1CE4E5B9)
 _WINDOW = 1 << 16  # rows checked at a time when groups are contiguous
@@ -229,156 +225,3 @@ def _sharing_a_slot(
         if shared.any() and np.any(keys[holder[shared]] == piece[shared]):
             return None
     return suspect
-
-
-def fingerprint(
-    frame: pd.DataFrame, columns: ResolvedColumns, ids: dict[str, pd.Series] | None = None
-) -> str | None:
-    """What pins down the run, query and doc ids of ``frame``: equal fingerprints, same ids.
-
-    Arrow buffers never change once written, so two frames whose id columns are the
-    same chunks of the same buffers hold the same ids in the same rows: a duplicate
-    check done on one holds for the other. A few bytes of each buffer are included in
-    case memory was freed and reused. Integer ids and categorical codes live in numpy
-    arrays, which can change in place: their fingerprint is a digest of the values,
-    one pass over them (a duplicate check costs several). None for other storage.
-
-    A hex string, so that the record holding it survives ``to_parquet`` (which stores
-    ``attrs`` as JSON). ``ids``: the id columns by role, when the caller has them.
-    """
-    parts: list[Any] = [len(frame)]
-    for role in ("run", "query", "doc"):
-        name = getattr(columns, role)
-        if name is None:
-            parts.append(None)
-            continue
-        values = _ids_of(frame, role, name, ids)
-        chunked = getattr(values.array, "_pa_array", None)
-        if chunked is None:
-            digest = _numpy_digest(values)
-            if digest is None:
-                return None
-            parts.append((role, name, digest))
-            continue
-        layout = []
-        for chunk in chunked.chunks:
-            buffers = tuple(_ends(buffer) for buffer in chunk.buffers() if buffer is not None)
-            layout.append((chunk.offset, len(chunk), buffers))
-        parts.append((role, name, tuple(layout)))
-    return hashlib.blake2b(repr(parts).encode(), digest_size=16).hexdigest()
-
-
-IdArrays = tuple[tuple[str, Any, Any], ...]
-
-
-def id_arrays(
-    frame: pd.DataFrame, columns: ResolvedColumns, ids: dict[str, pd.Series] | None = None
-) -> IdArrays | None:
-    """Weak references to the Arrow arrays holding the run, query and doc ids of
-    ``frame``, by role and column name; None when an id column is not Arrow-backed.
-
-    While those arrays live, a frame whose id columns are the very same arrays holds
-    the same ids (Arrow data never changes): its :func:`fingerprint` is the one taken
-    of them, and need not be computed again.
-    """
-    refs: list[tuple[str, Any, Any]] = []
-    for role in ("run", "query", "doc"):
-        name = getattr(columns, role)
-        if name is None:
-            refs.append((role, None, None))
-            continue
-        values = _ids_of(frame, role, name, ids)
-        chunked = getattr(values.array, "_pa_array", None)
-        if chunked is None:
-            return None
-        refs.append((role, name, weakref.ref(chunked)))
-    return tuple(refs)
-
-
-def same_id_arrays(
-    refs: IdArrays | None,
-    frame: pd.DataFrame,
-    columns: ResolvedColumns,
-    ids: dict[str, pd.Series] | None = None,
-) -> bool:
-    """Whether the id columns of ``frame`` are the arrays :func:`id_arrays` refers to."""
-    if refs is None:
-        return False
-    for role, name, ref in refs:
-        if getattr(columns, role) != name:
-            return False
-        if name is None:
-            continue
-        values = _ids_of(frame, role, name, ids)
-        recorded = ref()  # None once the array is freed
-        if recorded is None or recorded is not getattr(values.array, "_pa_array", None):
-            return False
-    return True
-
-
-def _ids_of(
-    frame: pd.DataFrame, role: str, name: Any, ids: dict[str, pd.Series] | None
-) -> pd.Series:
-    """The ids of ``role`` (column ``name``): the caller's, when it has them, else the frame's."""
-    return ids[role] if ids is not None and role in ids else frame[name]
-
-
-def _ends(buffer: Any) -> tuple[int, int, bytes, bytes]:
-    """Address, size and first and last eight bytes of an Arrow buffer."""
-    view = memoryview(buffer)
-    return buffer.address, buffer.size, view[:8].tobytes(), view[-8:].tobytes()
-
-
-def _numpy_digest(ids: pd.Series) -> tuple[Any, ...] | None:
-    """A digest of integer ids or categorical codes (and their categories); else None."""
-    if isinstance(ids.dtype, pd.CategoricalDtype):
-        categories = ids.cat.categories  # an immutable Index: named by identity and ends
-        ends = (categories[:2].tolist(), categories[-2:].tolist())
-        head = ("category", id(categories), len(categories), ends, ids.cat.ordered)
-        return (*head, _digest(ids.array.codes))
-    if isinstance(ids.dtype, np.dtype) and ids.dtype.kind in "iu":
-        return (str(ids.dtype), _digest(ids.to_numpy()))
-    return None
-
-
-def _digest(values: np.ndarray) -> int:
-    """A 64-bit digest of integer ``values`` that depends on every value and its row.
-
-    The values' bytes are read as 64-bit words (eight int8 codes, or two int32 codes,
-    to a word); each word is multiplied by a per-row odd factor and summed, a window of
-    words at a time, and windows are chained. An odd factor is invertible modulo 2**64,
-    so changing any one word changes the digest; changes of several cancel only when
-    their weighted sum is a multiple of 2**64. Not cryptographic: it tells a frame
-    changed in place from the one that was checked.
-    """
-    raw = np.ascontiguousarray(values).reshape(-1).view(np.uint8)
-    whole = len(raw) - len(raw) % 8
-    words = raw[:whole].view(np.uint64)
-    last = np.zeros(8, dtype=np.uint8)  # the last bytes, padded with zeros to a word
-    last[: len(raw) - whole] = raw[whole:]
-    n_words = len(words) + (whole < len(raw))  # the last word is read apart: no copy
-    digest = len(values) * 16 + values.dtype.itemsize
-    weights = _row_weights()
-    weighted = np.empty(min(len(words), _WINDOW), dtype=np.uint64)
-    for begin in range(0, n_words, _WINDOW):
-        piece = words[begin : begin + _WINDOW]
-        product = np.multiply(piece, weights[: len(piece)], out=weighted[: len(piece)])
-        total = int(product.sum())
-        if begin + len(piece) < min(begin + _WINDOW, n_words):  # the window holds it
-            total += int(last.view(np.uint64)[0]) * int(weights[len(piece)])
-        digest = (digest * _CHAIN + total) & _MASK
-    return digest
-
-
-_CHAIN = 0x9E3779B97F4A7C15
-_MASK = (1 << 64) - 1
-_WEIGHTS: list[np.ndarray] = []
-
-
-def _row_weights() -> np.ndarray:
-    """Odd, distinct-looking factors for the rows of a window (computed once)."""
-    if not _WEIGHTS:
-        rows = np.arange(_WINDOW, dtype=np.uint64) * np.uint64(_CHAIN)
-        rows ^= rows >> np.uint64(29)
-        _WEIGHTS.append(rows | np.uint64(1))
-    return _WEIGHTS[0]

@@ -22,8 +22,7 @@ from __future__ import annotations
 
 import functools
 import sys
-import weakref
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -45,7 +44,6 @@ __all__ = [
     "large_strings",
     "python_string_blocks",
     "python_string_keys",
-    "remember_extended",
     "search_scattered",
     "spread",
     "stable_argsort",
@@ -176,92 +174,35 @@ def python_string_keys(ids: pd.Series) -> np.ndarray | None:
     return keys
 
 
-class _KnownCategories(NamedTuple):
-    """What one Index of categories was found to hold."""
-
-    categories: weakref.ref[pd.Index]
-    keys: np.ndarray | None
-    strings: Any  # the categories as one Arrow large-string array, or None
-
-
-_KNOWN_CATEGORIES: list[_KnownCategories] = []
-_REMEMBERED = 8  # indexes of categories remembered: a call meets six (run, qrels, merged)
-#: Categories kept as Arrow strings, at most: converting them again costs less than
-#: holding a copy of millions of strings while the frame lives.
-_CATEGORY_STRINGS_KEPT = 1 << 20
+_CATEGORY_STRINGS_KEPT = 1 << 20  # categories converted to Arrow strings, at most
 
 
 def category_keys(categories: pd.Index) -> np.ndarray | None:
-    """Keys of categories, remembered for the last few indexes seen (never handed out).
-
-    One call meets the same categories several times -- the run's column, slices of
-    it, the merged column -- and millions of categories cost as much to hash as the
-    rows; an Index never changes, so its keys hold while it lives.
+    """Keys of categories as :func:`id_keys` gives them to their values; None when the
+    categories are Python objects that are not all strings.
     """
-    return _known(categories).keys
-
-
-def category_strings(categories: pd.Index) -> Any:
-    """String categories as one Arrow large-string array, when remembered with their
-    keys (categories whose keys were taken, up to a million); else None.
-
-    Rows of a categorical column are then strings taken by their codes, with no
-    Python object read: the categories of pandas 2 are Python strings. Categories
-    never keyed are not converted for this: a few rows' worth of them cost less read
-    as they are.
-    """
-    known = _remembered(categories)
-    return None if known is None else known.strings
-
-
-def remember_extended(extended: pd.Index, categories: pd.Index, added: Any) -> None:
-    """Remember the strings and keys of ``extended``: ``categories`` followed by
-    ``added`` (Arrow large strings), from what is known of ``categories``.
-
-    A merged column's categories are then never converted or hashed whole again.
-    """
-    known = _known(categories)
-    if known.strings is None or known.keys is None or added is None:
-        return
-    if len(extended) <= _CATEGORY_STRINGS_KEPT:
-        import pyarrow as pa
-
-        keys = np.concatenate([known.keys, _string_keys(_chunked(added))])
-        _remember(extended, keys, pa.concat_arrays([known.strings, added]))
-
-
-def _remembered(categories: pd.Index) -> _KnownCategories | None:
-    for known in _KNOWN_CATEGORIES:
-        if known.categories() is categories:
-            return known
-    return None
-
-
-def _known(categories: pd.Index) -> _KnownCategories:
-    known = _remembered(categories)
-    if known is not None:
-        return known
     series = series_of(categories)
     chunked = getattr(series.array, "_pa_array", None)
     if chunked is None and holds_python_objects(series.dtype):
         chunked = _as_arrow_strings(series)  # None unless all are strings
-    keys = None if chunked is None else _string_keys(chunked)
-    if keys is None:  # numbers are their own keys; Python objects not all strings have none
-        numbers = None if holds_python_objects(series.dtype) else id_keys(series)
-        return _remember(categories, numbers, None)
-    kept = len(categories) <= _CATEGORY_STRINGS_KEPT
-    return _remember(categories, keys, large_strings(chunked) if kept else None)
+    if chunked is not None:
+        return _string_keys(chunked)
+    return None if holds_python_objects(series.dtype) else id_keys(series)
 
 
-def _remember(categories: pd.Index, keys: np.ndarray | None, strings: Any) -> _KnownCategories:
-    known = _KnownCategories(weakref.ref(categories, _forget), keys, strings)
-    _KNOWN_CATEGORIES[:] = [known, *_KNOWN_CATEGORIES[: _REMEMBERED - 1]]
-    return known
+def category_strings(categories: pd.Index) -> Any:
+    """String categories (up to a million) as one Arrow large-string array; else None.
 
-
-def _forget(dead: weakref.ref[pd.Index]) -> None:
-    """Drop what was remembered of categories no longer alive (their strings are big)."""
-    _KNOWN_CATEGORIES[:] = [known for known in _KNOWN_CATEGORIES if known.categories is not dead]
+    Rows of a categorical column are then strings taken by their codes, with no
+    Python object read.
+    """
+    if len(categories) > _CATEGORY_STRINGS_KEPT:
+        return None
+    series = series_of(categories)
+    chunked = getattr(series.array, "_pa_array", None)
+    if chunked is None and holds_python_objects(series.dtype):
+        chunked = _as_arrow_strings(series)
+    return None if chunked is None else large_strings(chunked)
 
 
 def _chunked(array: Any) -> Any:

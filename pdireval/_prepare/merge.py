@@ -16,12 +16,9 @@ from pdireval._prepare.columns import (
     ATTRS_KEY,
     SYNONYMS,
     ColumnMap,
-    MergeRecord,
-    RecordedGroups,
     ResolvedColumns,
     as_column_map,
 )
-from pdireval._prepare.duplicates import fingerprint, id_arrays
 from pdireval._prepare.keys import (
     argsort_keys,
     arrow_strings,
@@ -32,7 +29,6 @@ from pdireval._prepare.keys import (
     large_strings,
     python_string_blocks,
     python_string_keys,
-    remember_extended,
     search_scattered,
     spread,
     string_dtype,
@@ -181,9 +177,8 @@ def merge_subtopics(
     expanded[rel_name] = expanded["__label"].astype(merged[rel_name].dtype)
     expanded = expanded.drop(columns="__label")
     record = dict(merged.attrs[ATTRS_KEY])
-    record.pop("unique", None)  # documents repeat now, once per subtopic
     record["columns"] = {**record["columns"], "subtopic": subtopic}
-    expanded.attrs = {ATTRS_KEY: MergeRecord(record)}
+    expanded.attrs = {ATTRS_KEY: record}
     return expanded
 
 
@@ -221,14 +216,7 @@ def merge_resolved(
 
     roles = _recorded_roles(run, run_cols)
     roles["rel"] = rel_name
-    record: dict[str, Any] = {"columns": roles, "queries": joined.overlap.summary()}
-    unique = fingerprint(result, run_cols)
-    groups = None
-    if unique is not None:  # evaluating this very frame need not check duplicates again
-        record["unique"] = unique
-        joined.group.flags.writeable = False  # shared by every evaluation of the frame
-        groups = RecordedGroups(unique, joined.group, joined.index, id_arrays(result, run_cols))
-    result.attrs = {ATTRS_KEY: MergeRecord(record, groups)}
+    result.attrs = {ATTRS_KEY: {"columns": roles, "queries": joined.overlap.summary()}}
     return result
 
 
@@ -870,11 +858,10 @@ def _extend_categorical(column: pd.Categorical, extra: object) -> pd.Categorical
     new = codes < 0
     dtype = column.dtype
     if new.any():
-        added, new_codes, added_strings = _unique_in_order(extra[new])
+        added, new_codes, _ = _unique_in_order(extra[new])
         codes[new] = len(categories) + new_codes
         combined = added if len(categories) == 0 else _categories_then(categories, added)
         dtype = _categorical_dtype(_known_distinct(combined), bool(column.ordered))
-        remember_extended(dtype.categories, categories, added_strings)
     codes = np.concatenate([column.codes, codes.astype(column.codes.dtype, copy=False)])
     return pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
 

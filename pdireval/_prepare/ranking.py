@@ -18,8 +18,8 @@ import pandas as pd
 from pdireval._errors import SchemaError
 from pdireval._options import Evaluation
 from pdireval._prepare.blocks import adjacent_differs, scattered_start
-from pdireval._prepare.columns import ATTRS_KEY, ResolvedColumns
-from pdireval._prepare.duplicates import fingerprint, repeated_rows, same_id_arrays
+from pdireval._prepare.columns import ResolvedColumns
+from pdireval._prepare.duplicates import repeated_rows
 from pdireval._prepare.keys import (
     arrow_strings,
     bincount,
@@ -242,27 +242,14 @@ def _checked_groups(
     frame: pd.DataFrame, columns: ResolvedColumns
 ) -> tuple[dict[str, pd.Series], IntArray, pd.Index, bool]:
     """The id columns by role (checked for missing values), the group codes and index,
-    and whether ``merge_qrels`` found these very ids free of duplicates.
-
-    A frame ``merge_qrels`` made and nobody changed since (its fingerprint) has its
-    groups recorded: they are not computed again.
+    and whether the ids were found free of duplicates (never yet: checked later).
     """
     ids = {
         role: frame[name] for role in ("query", "doc", "run") if (name := getattr(columns, role))
     }
     check_no_nulls_in(ids, columns)
-    record = frame.attrs.get(ATTRS_KEY, {})
-    recorded = getattr(record, "groups", None)
-    checked = record.get("unique")
-    if recorded is not None and same_id_arrays(recorded.id_arrays, frame, columns, ids):
-        current = recorded.fingerprint
-    else:
-        current = fingerprint(frame, columns, ids) if recorded or checked else None
-    if recorded is not None and recorded.fingerprint == current:
-        group, index = recorded.group, recorded.index.copy()  # a result's index name is its own
-    else:
-        group, index = group_codes(frame, columns)
-    return ids, group, index, checked is not None and checked == current
+    group, index = group_codes(frame, columns)
+    return ids, group, index, False
 
 
 def _rank_order(group: np.ndarray, position: np.ndarray) -> np.ndarray:
