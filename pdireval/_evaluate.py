@@ -2,7 +2,7 @@
 
 Everything that evaluates -- the typed functions, curves, comparisons, reports, plots,
 the Dask backend and the command line -- comes through :func:`per_query`: the frame is
-validated and prepared once (:func:`pdireval._prepare.ranking.prepare`), every metric
+validated and prepared once (:func:`pdireval._prepare.prepare.prepare`), every metric
 kernel runs over the same prepared arrays, and the values are wrapped once.
 """
 
@@ -18,8 +18,9 @@ from pdireval import _diversity
 from pdireval._errors import MetricError, SchemaError
 from pdireval._options import Evaluation
 from pdireval._prepare.columns import ResolvedColumns, as_column_map
-from pdireval._prepare.merge import has_subtopics, join_resolved, merge_subtopics
-from pdireval._prepare.ranking import Matched, Prepared, positions, prepare
+from pdireval._prepare.matching import Matched, join_resolved
+from pdireval._prepare.merge import has_subtopics, merge_subtopics
+from pdireval._prepare.prepare import Prepared, positions, prepare
 from pdireval.metrics import Metric
 from pdireval.typing import ColumnsLike
 

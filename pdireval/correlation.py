@@ -37,14 +37,9 @@ import numpy as np
 import pandas as pd
 
 from pdireval._errors import MetricError, SchemaError
+from pdireval._prepare import algorithms
+from pdireval._prepare.checks import check_no_nulls, check_unique_docs, labels_of, ranking_key
 from pdireval._prepare.columns import ColumnMap, as_column_map
-from pdireval._prepare.ranking import (
-    check_no_nulls,
-    check_unique_docs,
-    group_codes,
-    labels_of,
-    ranking_key,
-)
 from pdireval.overlap import rank_biased_overlap
 from pdireval.typing import RankCorrelation
 
@@ -438,7 +433,7 @@ def rank_correlation(
     rows_a = _run_rows(frame, resolved.run, run_a)
     rows_b = None if run_b is None else _run_rows(frame, resolved.run, run_b)
     check_no_nulls(frame, resolved)
-    check_unique_docs(frame, resolved, group_codes(frame, resolved)[0])
+    check_unique_docs(frame, resolved, algorithms.group_codes(frame, resolved)[0])
     key = ranking_key(frame, resolved, validate=True)  # ties stay ties: no doc id order
     if rows_b is None:
         resolved.require(frame, "rel")

@@ -36,8 +36,9 @@ from pdireval import _evaluate
 from pdireval._comparison import compare_table
 from pdireval._errors import MetricError, SchemaError
 from pdireval._options import Evaluation, Significance
+from pdireval._prepare.checks import id_kind
 from pdireval._prepare.columns import DEFAULT_COLUMNS, ColumnMap, ResolvedColumns, as_column_map
-from pdireval._prepare.merge import _id_kind, has_subtopics, merge_resolved, merge_subtopics
+from pdireval._prepare.merge import has_subtopics, merge_resolved, merge_subtopics
 from pdireval._prepare.merge import merge_qrels as merge_frames
 from pdireval._summary import aggregate, summary_table
 from pdireval.metrics import parse_metrics
@@ -128,7 +129,7 @@ def _check_partitioning(shuffle: object, npartitions: object) -> None:
 
 
 def _query_kind_is_number(meta: pd.DataFrame, query: str) -> bool:
-    return bool(_id_kind(meta[query]) == "number")
+    return bool(id_kind(meta[query]) == "number")
 
 
 def evaluate(

@@ -51,8 +51,8 @@ import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
 from pdireval._errors import SchemaError
+from pdireval._prepare import algorithms
 from pdireval._prepare.columns import ColumnMap, as_column_map
-from pdireval._prepare.duplicates import repeated_rows
 
 __all__ = ["read_qrels", "read_run", "write_qrels", "write_run"]
 
@@ -353,7 +353,7 @@ def _refuse_duplicates(frame: pd.DataFrame, data: bytes, name: str, what: str) -
     for column in outer:  # a document may appear once per run, once per subtopic
         codes = pd.factorize(frame[column])[0]
         group = codes * (int(group.max(initial=0)) + 1) + group
-    repeated = repeated_rows(group, frame["doc"])
+    repeated = algorithms.repeated_rows(group, frame["doc"])
     if len(repeated):
         row = int(repeated[0])
         lines = [(number, line) for number, line, _ in _lines(data)]
@@ -790,7 +790,7 @@ def write_run(
 
 def _refuse_repeats(table: pd.DataFrame, group: np.ndarray) -> None:
     """Refuse a document listed twice for a query of a run (``table`` in written order)."""
-    repeated = repeated_rows(group, table["doc"])
+    repeated = algorithms.repeated_rows(group, table["doc"])
     if len(repeated):
         at = int(repeated[0])
         doc, query = table["doc"].iat[at], table["query"].iat[at]

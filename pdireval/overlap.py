@@ -36,9 +36,9 @@ import numpy as np
 import pandas as pd
 
 from pdireval._errors import MetricError, SchemaError
+from pdireval._prepare.arrays import take
 from pdireval._prepare.columns import ColumnMap, as_column_map
-from pdireval._prepare.ranking import positions
-from pdireval._prepare.take import take
+from pdireval._prepare.prepare import positions
 
 __all__ = ["RankBiasedOverlap", "rank_biased_overlap", "rbo"]
 

@@ -25,10 +25,10 @@ import numpy as np
 import pandas as pd
 
 from pdireval._errors import MetricError, SchemaError
+from pdireval._prepare.arrays import take
 from pdireval._prepare.columns import as_column_map
 from pdireval._prepare.merge import merge_qrels
-from pdireval._prepare.ranking import positions
-from pdireval._prepare.take import take
+from pdireval._prepare.prepare import positions
 
 if TYPE_CHECKING:
     from pdireval.typing import ColumnsLike

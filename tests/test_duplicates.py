@@ -10,9 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pdireval._prepare import duplicates as _duplicates
+from pdireval._prepare import arrays as _arrays
+from pdireval._prepare import groups as _groups
 from pdireval._prepare import keys as _keys
-from pdireval._prepare.duplicates import repeated_rows
+from pdireval._prepare import sorting as _sorting
+from pdireval._prepare.groups import repeated_rows
 
 ids = st.text(alphabet=st.sampled_from("ab\x00é0123456789xyz"), max_size=20)
 
@@ -44,18 +46,15 @@ def test_matches_pandas_on_arrow_strings_split_into_chunks(rows, n_chunks: int) 
 
 
 def _check_in_small_pieces(group: np.ndarray, docs: pd.Series) -> None:
-    """Also hash 7 strings and check windows of 3 rows at a time (more edge cases), by
-    sorting keys and through tables of slots."""
-    defaults = _keys._BLOCK, _duplicates._WINDOW
+    """Also hash 7 strings and check windows of 3 rows at a time (more edge cases)."""
+    defaults = _keys._BLOCK, _groups._WINDOW
     try:
-        for (block, window), sorting in itertools.product((defaults, (7, 3)), (True, False)):
-            _keys._BLOCK, _duplicates._WINDOW = block, window
-            with pytest.MonkeyPatch.context() as monkeypatch:
-                monkeypatch.setattr(_duplicates, "vectorised_sort", lambda s=sorting: s)
-                found = repeated_rows(group, docs)
+        for block, window in (defaults, (7, 3)):
+            _keys._BLOCK, _groups._WINDOW = block, window
+            found = repeated_rows(group, docs)
             np.testing.assert_array_equal(found, _expected(group, docs))
     finally:
-        _keys._BLOCK, _duplicates._WINDOW = defaults
+        _keys._BLOCK, _groups._WINDOW = defaults
 
 
 @settings(max_examples=100, deadline=None)
@@ -66,7 +65,7 @@ def test_matches_pandas_on_sliced_and_other_dtypes(rows, data) -> None:
     docs = pd.Series([doc for _, doc in rows], dtype="str")
     start = data.draw(st.integers(0, len(rows) - 1))
     sliced, sliced_group = docs.iloc[start:].reset_index(drop=True), group[start:]
-    arrow = sliced.astype(_keys.string_dtype())  # pandas 2: no NUL-safe object categories
+    arrow = sliced.astype(_arrays.string_dtype())  # pandas 2: no NUL-safe object categories
     variants = (sliced, sliced.astype(object), arrow.astype("category"))
     variants += (sliced.astype(pd.StringDtype("python")),)  # pandas without pyarrow
     for variant in variants:
@@ -85,24 +84,17 @@ def test_matches_pandas_on_sliced_and_other_dtypes(rows, data) -> None:
 def test_repeat_check_on_keys_matches_a_set(values, repeats, stale: int) -> None:
     """Keys sharing a slot, keys repeated, and scratch space left by an earlier check."""
     keys = np.array(values + [values[i % len(values)] for i in repeats if values], np.uint64)
-    table = np.full(_duplicates._slots(len(keys) + 1), stale % max(len(keys), 1), np.int32)
+    table = np.full(_sorting._slots(len(keys) + 1), stale % max(len(keys), 1), np.int32)
     expected = len(set(keys.tolist())) < len(keys)
-    for sorting in (True, False):  # the keys sorted, or put through tables of slots
-        with pytest.MonkeyPatch.context() as monkeypatch:
-            monkeypatch.setattr(_duplicates, "vectorised_sort", lambda s=sorting: s)
-            assert _duplicates.has_repeat(keys, table) is expected
-            assert _duplicates.has_repeat(keys, table) is expected  # the table as left
-            assert _duplicates.has_repeat(keys) is expected
+    assert _sorting.has_repeat(keys, table) is expected
+    assert _sorting.has_repeat(keys, table) is expected  # the table as left
+    assert _sorting.has_repeat(keys) is expected
 
 
-@pytest.mark.parametrize("sorting", [True, False])
 @pytest.mark.parametrize("repeat_at", [None, 0, 70_001, 199_999])
-def test_windows_of_a_run_in_run_order_find_one_repeated_doc(
-    repeat_at, sorting: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_windows_of_a_run_in_run_order_find_one_repeated_doc(repeat_at) -> None:
     """200,000 rows in blocks of 100 per query: checked window by window, each window's
-    keys sorted or put through a table of slots."""
-    monkeypatch.setattr(_duplicates, "vectorised_sort", lambda: sorting)
+    keys put through a table of slots."""
     rng = np.random.default_rng(7)
     group = np.repeat(np.arange(2_000, dtype=np.int32), 100)
     docs = rng.permutation(np.arange(200_000) * 7919 % 1_000_003)

@@ -10,9 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pdireval._prepare import arrays as _arrays
+from pdireval._prepare import groups as _groups
 from pdireval._prepare import keys as _keys
+from pdireval._prepare import sorting as _sorting
+from pdireval._prepare.arrays import series_of
 from pdireval._prepare.keys import id_keys
-from pdireval._prepare.take import series_of
 
 pa = pytest.importorskip("pyarrow")
 ids = st.text(alphabet=st.sampled_from("ab\x00é0123456789xyz"), max_size=30)
@@ -30,7 +33,7 @@ def test_keys_agree_with_equality_across_dtypes_and_chunks(values, n_chunks, ski
     plain = pd.Series(values, dtype="str")
     # Categories built from Arrow strings: pandas 2 builds them from Python strings with a
     # hash table that stops at a NUL ("" and "\x00" would be one category).
-    arrow = pd.Series(values, dtype=_keys.string_dtype())
+    arrow = pd.Series(values, dtype=_arrays.string_dtype())
     variants += [plain, plain.astype(object), arrow.astype("category")]
     variants.append(plain.astype(pd.StringDtype("python")))
     defaults = _keys._BLOCK
@@ -71,7 +74,7 @@ def test_string_categories_give_their_strings_in_order(dtype: str) -> None:
     categories = pd.Index(["d2", "é", "", "d10"], dtype=dtype)
     keys = _keys.category_keys(categories)
     assert keys.tolist() == id_keys(series_of(categories)).tolist()
-    strings = _keys.category_strings(categories)
+    strings = _arrays.category_strings(categories)
     assert strings.type == pa.large_string()
     assert strings.to_pylist() == ["d2", "é", "", "d10"]
 
@@ -79,14 +82,14 @@ def test_string_categories_give_their_strings_in_order(dtype: str) -> None:
 def test_other_categories_have_no_strings(monkeypatch: pytest.MonkeyPatch) -> None:
     numbers = pd.Index([3, 1, 2])
     assert _keys.category_keys(numbers).tolist() == [3, 1, 2]
-    assert _keys.category_strings(numbers) is None
+    assert _arrays.category_strings(numbers) is None
     mixed = pd.Index(["a", 1], dtype=object)
     assert _keys.category_keys(mixed) is None
-    assert _keys.category_strings(mixed) is None
-    monkeypatch.setattr(_keys, "_CATEGORY_STRINGS_KEPT", 2)  # too many to hold a copy of
+    assert _arrays.category_strings(mixed) is None
+    monkeypatch.setattr(_arrays, "_CATEGORY_STRINGS_KEPT", 2)  # too many to hold a copy of
     many = pd.Index(["a", "b", "c"], dtype=object)
     assert _keys.category_keys(many).tolist() == id_keys(series_of(many)).tolist()
-    assert _keys.category_strings(many) is None
+    assert _arrays.category_strings(many) is None
 
 
 def test_missing_strings_have_no_keys() -> None:
@@ -132,7 +135,7 @@ def test_search_scattered_finds_what_searchsorted_finds(haystack, needles, repea
     ordered = np.sort(np.array(haystack, dtype=np.uint64))
     values = np.array(needles, dtype=np.uint64)
     values[:repeats] = ordered[:repeats]  # some values present, some more than once
-    left, right = _keys.search_scattered(ordered, values, ("left", "right"))
+    left, right = _sorting.search_scattered(ordered, values, ("left", "right"))
     np.testing.assert_array_equal(left, np.searchsorted(ordered, values, "left"))
     np.testing.assert_array_equal(right, np.searchsorted(ordered, values, "right"))
 
@@ -153,10 +156,10 @@ def test_stable_argsort_orders_like_numpys_stable_sort(values, shape) -> None:
     elif shape == "huge" and len(array):
         array[0] = 2**62  # value * n would overflow
     expected = np.argsort(array, kind="stable")
-    np.testing.assert_array_equal(_keys.stable_argsort(array), expected)
+    np.testing.assert_array_equal(_sorting.stable_argsort(array), expected)
     if shape != "negative":
         unsigned = array.astype(np.uint64)
-        np.testing.assert_array_equal(_keys.stable_argsort(unsigned), expected)
+        np.testing.assert_array_equal(_sorting.stable_argsort(unsigned), expected)
 
 
 @settings(max_examples=200, deadline=None)
@@ -166,42 +169,33 @@ def test_stable_argsort_orders_like_numpys_stable_sort(values, shape) -> None:
     st.booleans(),
 )
 def test_argsort_keys_orders_like_numpys_stable_sort(values, mask: int, strided: bool) -> None:
-    """Masks leave some 16-bit digits equal in every value (those passes are skipped)
-    and make repeats; a strided view is read like a copy."""
+    """Masks make small values (sorted with their row) and repeats; a strided view is
+    read like a copy."""
     array = np.array(values, dtype=np.uint64) & np.uint64(mask)
     if strided:
         array = np.repeat(array, 2)[::2]
-    expected = np.argsort(array, kind="stable")
-    for vectorised in (True, False):  # numpy's own sort with equal values fixed, or digits
-        with pytest.MonkeyPatch.context() as monkeypatch:
-            monkeypatch.setattr(_keys, "vectorised_sort", lambda v=vectorised: v)
-            found = _keys.argsort_keys(array)
-        np.testing.assert_array_equal(found, expected)
-        assert found.dtype == np.intp
+    found = _sorting.argsort_keys(array)
+    np.testing.assert_array_equal(found, np.argsort(array, kind="stable"))
+    assert found.dtype == np.intp
 
 
-def test_argsort_keys_routes_agree_on_wide_values_with_long_runs_of_equals() -> None:
+def test_argsort_keys_on_wide_values_with_long_runs_of_equals() -> None:
     """Values too wide to carry their row number: runs of equal values in row order."""
     rng = np.random.default_rng(3)
     array = rng.choice(np.array([2**63, 2**63 + 5, 7, 2**40], dtype=np.uint64), size=5000)
     expected = np.argsort(array, kind="stable")
-    for vectorised in (True, False):
-        with pytest.MonkeyPatch.context() as monkeypatch:
-            monkeypatch.setattr(_keys, "vectorised_sort", lambda v=vectorised: v)
-            np.testing.assert_array_equal(_keys.argsort_keys(array), expected)
+    np.testing.assert_array_equal(_sorting.argsort_keys(array), expected)
 
 
-def test_argsort_keys_leaves_long_or_other_arrays_to_numpy(monkeypatch) -> None:
-    """Without a SIMD sort, wide values beyond the radix passes' size go to numpy's stable
-    sort; small values carry their row and are sorted as such at any length."""
-    monkeypatch.setattr(_keys, "RADIX_ROWS", 4)
-    monkeypatch.setattr(_keys, "vectorised_sort", lambda: False)
+def test_argsort_keys_leaves_wide_or_other_arrays_to_numpy() -> None:
+    """Wide values go to numpy's stable sort; small values carry their row and are
+    sorted as such at any length."""
     wide = np.array([2**63 + 5, 1, 2**63 + 5, 0, 1], dtype=np.uint64)
-    np.testing.assert_array_equal(_keys.argsort_keys(wide), [3, 1, 4, 0, 2])
+    np.testing.assert_array_equal(_sorting.argsort_keys(wide), [3, 1, 4, 0, 2])
     values = np.array([5, 1, 5, 0, 1], dtype=np.uint64)
-    np.testing.assert_array_equal(_keys.argsort_keys(values), [3, 1, 4, 0, 2])
+    np.testing.assert_array_equal(_sorting.argsort_keys(values), [3, 1, 4, 0, 2])
     signed = np.array([3, -1, 3], dtype=np.int64)
-    np.testing.assert_array_equal(_keys.argsort_keys(signed), [1, 0, 2])
+    np.testing.assert_array_equal(_sorting.argsort_keys(signed), [1, 0, 2])
 
 
 @settings(max_examples=100, deadline=None)
@@ -212,20 +206,19 @@ def test_grouping_codes_match_a_sorted_factorize_read_whole_or_by_blocks(
     """Ids in blocks (a run in run order), every id dtype: codes of the ids in sorted order
     (NUL characters included), whether the column is hashed whole or block by block.
     """
-    from pdireval._prepare import ranking
 
     values = [value for value, count in blocks for _ in range(count)]
-    arrow = pd.Series(values, dtype=_keys.string_dtype())
+    arrow = pd.Series(values, dtype=_arrays.string_dtype())
     variants = [arrow, arrow.astype(object), arrow.astype("category")]
     variants.append(pd.Series([len(v) * 31 + v.count("a") for v in values], dtype="int64"))
-    threshold = 0 if by_blocks else ranking._BLOCKS_FROM_ROWS
+    threshold = 0 if by_blocks else _groups._BLOCKS_FROM_ROWS
     for column in variants:
-        original = ranking._BLOCKS_FROM_ROWS
-        ranking._BLOCKS_FROM_ROWS = threshold
+        original = _groups._BLOCKS_FROM_ROWS
+        _groups._BLOCKS_FROM_ROWS = threshold
         try:
-            codes, uniques = ranking._factorize_sorted(column)
+            codes, uniques = _groups._factorize_sorted(column)
         finally:
-            ranking._BLOCKS_FROM_ROWS = original
+            _groups._BLOCKS_FROM_ROWS = original
         plain = column.astype(object).tolist()  # compared in Python: every byte counts
         expected_uniques = sorted(set(plain))
         at = {value: code for code, value in enumerate(expected_uniques)}
@@ -237,12 +230,11 @@ def test_grouping_codes_match_a_sorted_factorize_read_whole_or_by_blocks(
 def test_factorize_tells_nul_characters_apart_with_a_missing_id(dtype: str) -> None:
     """With a missing id (-1, pandas' factorize rather than Arrow's dictionary encoding),
     ids that differ after a NUL stay apart, and the distinct ids keep the column's dtype."""
-    from pdireval._prepare import ranking
 
     column = pd.Series(["q\x00", None, "q", "q\x00"], dtype=object)
     if dtype == "str":
-        column = column.astype(_keys.string_dtype())
-    codes, uniques = ranking._factorize(column)
+        column = column.astype(_arrays.string_dtype())
+    codes, uniques = _groups._factorize(column)
     assert codes.tolist() == [1, -1, 0, 1]
     assert list(uniques) == ["q", "q\x00"]
     assert uniques.dtype == column.dtype
@@ -266,12 +258,12 @@ def test_factorize_tells_nul_characters_apart_with_a_missing_id(dtype: str) -> N
 def test_only_python_strings_become_arrow_strings(values: list, expected: list | None) -> None:
     for repeat in (1, 40):  # whole, and read by blocks of equal ids
         ids = pd.Series([value for value in values for _ in range(repeat)], dtype=object)
-        converted = _keys.arrow_strings(ids)
+        converted = _arrays.arrow_strings(ids)
         if expected is None:
             assert converted is None
         else:
             assert converted is not None
-            assert converted.dtype == _keys.string_dtype()
+            assert converted.dtype == _arrays.string_dtype()
             want = [value for value in expected for _ in range(repeat)]
             got = converted.astype(object).where(converted.notna(), None).tolist()
             assert got == want
@@ -287,7 +279,7 @@ def test_keys_of_python_strings_read_in_blocks_or_none(values: list, monkeypatch
     keys = _keys.python_string_keys(ids)
     if all(isinstance(value, str) for value in values):
         assert keys is not None
-        np.testing.assert_array_equal(keys, id_keys(ids.astype(_keys.string_dtype())))
+        np.testing.assert_array_equal(keys, id_keys(ids.astype(_arrays.string_dtype())))
     else:
         assert keys is None
 
@@ -302,8 +294,8 @@ def test_gathered_by_blocks_is_fancy_indexing(rows: list, dtype: type, block: in
     values = np.arange(100, 110, dtype=np.int64)
     index = np.array(rows, dtype=dtype)
     with pytest.MonkeyPatch.context() as monkeypatch:
-        monkeypatch.setattr(_keys, "TEMPORARY_ROWS", block)
-        found = _keys.gathered(values, index)
+        monkeypatch.setattr(_arrays, "TEMPORARY_ROWS", block)
+        found = _arrays.gathered(values, index)
     assert found.dtype == values.dtype
     np.testing.assert_array_equal(found, values[index.astype(np.intp)])
 
@@ -320,8 +312,8 @@ def test_bincount_by_blocks_is_numpys(values: list, dtype: type, block: int, len
     values exceed ``minlength``."""
     array = np.array(values, dtype=dtype)
     with pytest.MonkeyPatch.context() as monkeypatch:
-        monkeypatch.setattr(_keys, "TEMPORARY_ROWS", block)
-        found = _keys.bincount(array, length)
+        monkeypatch.setattr(_arrays, "TEMPORARY_ROWS", block)
+        found = _arrays.bincount(array, length)
     np.testing.assert_array_equal(found, np.bincount(array, minlength=length))
 
 
@@ -335,12 +327,11 @@ def test_bincount_by_blocks_is_numpys(values: list, dtype: type, block: int, len
 def test_categorical_ids_factorize_like_pandas(codes, categories, ordered, missing) -> None:
     """From the codes: the categories used, in the categories' order (unused ones and
     unsorted categories included); a missing id is left to pandas."""
-    from pdireval._prepare import ranking
 
     column = pd.Series(pd.Categorical.from_codes(codes, categories=categories, ordered=ordered))
     if missing:
         column.iloc[0] = np.nan
-    found_codes, found_uniques = ranking._factorize(column)
+    found_codes, found_uniques = _groups._factorize(column)
     expected_codes, expected_uniques = pd.factorize(column, sort=True)
     np.testing.assert_array_equal(found_codes, expected_codes)
     pd.testing.assert_index_equal(found_uniques, pd.Index(expected_uniques))
@@ -364,13 +355,12 @@ def test_categorical_ids_factorize_like_pandas(codes, categories, ordered, missi
 def test_integer_ids_factorized_by_arrow_like_pandas(case) -> None:
     """Millions of integer ids are factorized by Arrow: same codes and sorted ids (of
     the same dtype) as pandas' sorted factorize, extremes of each dtype included."""
-    from pdireval._prepare import ranking
 
     dtype, values = case
     column = pd.Series(values, dtype=dtype)
     with pytest.MonkeyPatch.context() as monkeypatch:
-        monkeypatch.setattr(ranking, "_ARROW_INTEGERS_FROM_ROWS", 0)
-        found_codes, found_uniques = ranking._factorize(column)
+        monkeypatch.setattr(_groups, "_ARROW_INTEGERS_FROM_ROWS", 0)
+        found_codes, found_uniques = _groups._factorize(column)
     expected_codes, expected_uniques = pd.factorize(column, sort=True)
     np.testing.assert_array_equal(found_codes, expected_codes)
     pd.testing.assert_index_equal(found_uniques, pd.Index(expected_uniques))

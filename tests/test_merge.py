@@ -9,8 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pdireval
-from pdireval._prepare import merge as _merge
-from pdireval._prepare.keys import string_dtype
+from pdireval._prepare import keys as _keys
+from pdireval._prepare import stacked as _stacked
+from pdireval._prepare.arrays import string_dtype
 
 query_ids = st.sampled_from(["q1", "q2", "10", "9", ""])
 doc_ids = st.text(alphabet="abé0", max_size=10)
@@ -70,13 +71,13 @@ def test_labels_match_a_dictionary_lookup(pairs, judgments, run_dtype, qrels_dty
         "tiny table": ("_MAX_TABLE_BITS", 1),
         "clashing pair keys": ("_PAIR_MIX", np.uint64(0)),
     }
-    name, value = patch.get(mode, ("_SPARE_BITS", _merge._SPARE_BITS))
-    default = getattr(_merge, name)
+    name, value = patch.get(mode, ("_SPARE_BITS", _keys._SPARE_BITS))
+    default = getattr(_keys, name)
     try:
-        setattr(_merge, name, value)
+        setattr(_keys, name, value)
         merged = _merged_or_refused(run, qrels, expected_labels)
     finally:
-        setattr(_merge, name, default)
+        setattr(_keys, name, default)
     if merged is None:
         return
     labels = (
@@ -243,7 +244,7 @@ def test_a_merged_frame_is_checked_for_duplicates_every_time(
     dtype: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Nothing merge_qrels found is trusted later: each evaluation checks the frame in hand."""
-    from pdireval._prepare import ranking
+    from pdireval._prepare import prepare as ranking
 
     run = pd.DataFrame({"query": [1, 1, 2], "doc": [10, 11, 10], "score": [2.0, 1.0, 1.0]})
     qrels = pd.DataFrame({"query": [1, 2], "doc": [10, 10], "rel": [1, 1]})
@@ -361,12 +362,12 @@ def test_positions_among_categories_are_exact_when_keys_collide(
 
     hay, wanted = pd.Series(haystack, dtype=dtype), pd.Series(needles, dtype=dtype)
     expected = pd.Index(haystack, dtype=object).get_indexer(needles).tolist()
-    default = _merge.id_keys
+    default = _stacked.id_keys
     try:
-        _merge.id_keys = weak_keys
-        found = _merge._positions_in(hay, wanted, weak_keys(hay))
+        _stacked.id_keys = weak_keys
+        found = _stacked._positions_in(hay, wanted, weak_keys(hay))
     finally:
-        _merge.id_keys = default
+        _stacked.id_keys = default
     assert found.tolist() == expected
 
 

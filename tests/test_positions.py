@@ -15,8 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pdireval._prepare import duplicates, positions
-from pdireval._prepare.positions import Positions, TieBreak, judged_positions
+from pdireval._prepare import ordering as positions
+from pdireval._prepare import sorting
+from pdireval._prepare.ordering import Positions, TieBreak, judged_positions
 
 #: Scores with many ties, and some that differ only in their last bits (told apart by
 #: counting, equal in the keys the ordering route sorts on, then ordered exactly).
@@ -156,9 +157,8 @@ def test_repeat_check_through_rounds_matches_a_set(values: list, repeats: list) 
     keys = np.array(values + [values[i % len(values)] for i in repeats if values], np.uint64)
     expected = len(set(keys.tolist())) < len(keys)
     with pytest.MonkeyPatch.context() as monkeypatch:
-        monkeypatch.setattr(duplicates, "_LARGEST_SLOTTED", 4)
-        monkeypatch.setattr(duplicates, "vectorised_sort", lambda: False)  # tables, not a sort
-        assert duplicates.has_repeat(keys) is expected
+        monkeypatch.setattr(sorting, "_LARGEST_SLOTTED", 4)
+        assert sorting.has_repeat(keys) is expected
 
 
 @settings(max_examples=200, deadline=None)

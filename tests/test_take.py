@@ -10,9 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pdireval._prepare import take as take_module
-from pdireval._prepare.keys import string_dtype
-from pdireval._prepare.take import arrow_series, take
+from pdireval._prepare.arrays import string_dtype, take
 
 pa = pytest.importorskip("pyarrow")
 
@@ -55,25 +53,3 @@ def test_take_from_chunks_equals_series_take(
     assert type(taken.array) is type(column.array)
     assert taken.name == "doc"
     assert taken.tolist() == [values[row] for row in rows.tolist()]
-
-
-@pytest.mark.parametrize(("dtype", "arrow_type"), _arrow_dtypes())
-@pytest.mark.parametrize("index", [None, pd.Index([10, 11, 12]), pd.Index(["a", "b", "c"])])
-def test_arrow_series_equals_the_public_constructor(dtype, arrow_type, index) -> None:
-    """The wrapped Series has the array's dtype, values and missing values, the index
-    given (a RangeIndex otherwise) and the name, and holds the very array.
-    """
-    array = pd.array(pa.chunked_array([pa.array(["d2", None, "d1"], type=arrow_type)]), dtype=dtype)
-    wrapped = arrow_series(array, index=index, name="doc")
-    pd.testing.assert_series_equal(
-        wrapped, pd.Series(array, index=index, name="doc", copy=False), check_index_type=True
-    )
-    assert wrapped.array is array
-
-
-def test_arrow_series_without_pandas_internals(monkeypatch) -> None:
-    """A pandas that moved its block manager gets the public constructor's Series."""
-    monkeypatch.setattr(take_module, "_SingleBlockManager", None)
-    array = pd.array(pa.chunked_array([["q1", "q2"]]), dtype=string_dtype())
-    wrapped = arrow_series(array, name="query")
-    pd.testing.assert_series_equal(wrapped, pd.Series(array, name="query"))

@@ -1,68 +1,57 @@
 """64-bit keys of id columns: equal ids get equal keys, computed with vectorised numpy.
 
-Hash tables of millions of string ids are the slow part of matching and
-de-duplicating runs. Reducing every id to a ``uint64`` first lets the callers
-sort or look up plain integers and compare the ids themselves only where two
-keys are equal:
+Hash tables of millions of string ids are the slow part of matching and checking
+runs. Reducing every id to a ``uint64`` first lets the callers sort or look up plain
+integers and compare the ids themselves only where two keys are equal -- a key is
+never taken for the id:
 
 * integer ids are their own keys;
-* strings are hashed from their raw Arrow bytes, read eight at a time, in
-  blocks small enough for the temporaries to stay in cache;
-* Python ``object`` strings are converted to Arrow first (about 4x faster than
-  a pandas hash table of the objects);
-* categorical ids take the keys of their categories, so two frames with
-  different categories still agree; string categories are kept as Arrow
-  strings too, so rows are compared by the strings their codes pick.
+* strings are hashed from their raw Arrow bytes, read eight at a time, in blocks
+  small enough for the temporaries to stay in the CPU cache;
+* Python ``object`` strings are converted to Arrow first (about 4x faster than a
+  pandas hash table of the objects);
+* categorical ids take the keys of their categories, so two frames with different
+  categories still agree.
 
-Keys depend only on the id values, never on the frame, so keys of a run and of
-its qrels can be compared.
+Keys depend only on the id values, never on the frame, so keys of a run and of its
+qrels compare. :func:`byte_order_keys` are another kind: short strings as integers
+that sort like their bytes.
 """
 
 from __future__ import annotations
 
-import functools
-import sys
-from typing import Any
-
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
-from pdireval._prepare.take import arrow_series, series_of
+from pdireval._prepare.arrays import (
+    arrow_data,
+    arrow_strings,
+    block_firsts,
+    gathered,
+    holds_python_objects,
+    holds_strings,
+    series_of,
+)
 
 __all__ = [
-    "RADIX_ROWS",
-    "TEMPORARY_ROWS",
-    "argsort_keys",
-    "arrow_strings",
-    "bincount",
     "byte_order_keys",
     "category_keys",
-    "category_strings",
-    "gathered",
-    "holds_python_objects",
     "id_keys",
-    "large_strings",
+    "key_table_hits",
+    "pair_keys",
     "python_string_blocks",
     "python_string_keys",
-    "search_scattered",
     "spread",
-    "stable_argsort",
-    "string_array",
-    "string_dtype",
-    "string_series",
-    "vectorised_sort",
 ]
 
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
+_PAIR_MIX = np.uint64(0xBF58476D1CE4E5B9)
 _BLOCK = 1 << 14  # strings hashed per step: the temporaries stay in the CPU cache
-_PROBE = 1 << 12  # rows looked at to tell grouped ids from scattered ones
-_SHORT_PROBE = 1 << 6  # rows looked at first: most scattered ids show in fewer
-
-#: Rows a temporary array of a long column holds: it stays in the CPU cache, and the
-#: allocator hands the same memory out again rather than fresh pages from the kernel
-#: (slow to fault in).
-TEMPORARY_ROWS = 1 << 18
 _CONVERTED_ROWS = 1 << 18  # Python strings converted to Arrow at a time, for their keys
+_SPARE_BITS = 8  # lookup table of ~256 slots per wanted key: <1% of other keys pass
+_MAX_TABLE_BITS = 22  # at most 4 MB, so that lookups stay in the CPU cache
+_LOOKUP_BLOCK = 1 << 16
 
 
 def id_keys(ids: pd.Series) -> np.ndarray | None:
@@ -82,7 +71,6 @@ def id_keys(ids: pd.Series) -> np.ndarray | None:
 
     Examples
     --------
-    >>> import pandas as pd
     >>> keys = id_keys(pd.Series(["d1", "d22", "d1"], dtype="str"))
     >>> bool(keys[0] == keys[2]), bool(keys[0] == keys[1])
     (True, False)
@@ -97,23 +85,12 @@ def id_keys(ids: pd.Series) -> np.ndarray | None:
         return gathered(keys, ids.array.codes)
     if pd.api.types.is_integer_dtype(dtype):
         return ids.to_numpy(dtype=np.int64, copy=True).view(np.uint64)  # callers may modify
-    chunked = getattr(ids.array, "_pa_array", None)
+    chunked = arrow_data(ids)
     if chunked is None:
         chunked = _as_arrow_strings(ids)
         if chunked is None:
             return None
     return _string_keys(chunked)
-
-
-def holds_python_objects(dtype: Any) -> bool:
-    """Whether a column of ``dtype`` holds Python objects (object, or Python-backed strings)."""
-    python_strings = isinstance(dtype, pd.StringDtype) and dtype.storage == "python"
-    return python_strings or dtype == np.dtype(object)
-
-
-def _python_objects(ids: pd.Series) -> np.ndarray | None:
-    """The ids as an array of Python objects, when their dtype holds Python objects; else None."""
-    return ids.to_numpy(dtype=object) if holds_python_objects(ids.dtype) else None
 
 
 def python_string_blocks(ids: pd.Series) -> np.ndarray | None:
@@ -131,10 +108,10 @@ def python_string_blocks(ids: pd.Series) -> np.ndarray | None:
     >>> python_string_blocks(pd.Series(["q1"] * 10 + [None] * 10, dtype=object)) is None
     True
     """
-    values = _python_objects(ids)
-    if values is None:
+    if not holds_python_objects(ids.dtype):
         return None
-    firsts = _block_firsts(values)
+    values = ids.to_numpy(dtype=object)
+    firsts = block_firsts(values)
     if firsts is None or pd.api.types.infer_dtype(values[firsts], skipna=False) != "string":
         return None
     return firsts
@@ -156,11 +133,9 @@ def python_string_keys(ids: pd.Series) -> np.ndarray | None:
     >>> python_string_keys(pd.Series(["d1", None], dtype=object)) is None
     True
     """
-    values = _python_objects(ids)
-    if values is None:
+    if not holds_python_objects(ids.dtype):
         return None
-    import pyarrow as pa
-
+    values = ids.to_numpy(dtype=object)
     keys = np.empty(len(values), dtype=np.uint64)
     for begin in range(0, len(values), _CONVERTED_ROWS):
         part = values[begin : begin + _CONVERTED_ROWS]
@@ -174,70 +149,17 @@ def python_string_keys(ids: pd.Series) -> np.ndarray | None:
     return keys
 
 
-_CATEGORY_STRINGS_KEPT = 1 << 20  # categories converted to Arrow strings, at most
-
-
 def category_keys(categories: pd.Index) -> np.ndarray | None:
     """Keys of categories as :func:`id_keys` gives them to their values; None when the
     categories are Python objects that are not all strings.
     """
     series = series_of(categories)
-    chunked = getattr(series.array, "_pa_array", None)
+    chunked = arrow_data(series)
     if chunked is None and holds_python_objects(series.dtype):
         chunked = _as_arrow_strings(series)  # None unless all are strings
     if chunked is not None:
         return _string_keys(chunked)
     return None if holds_python_objects(series.dtype) else id_keys(series)
-
-
-def category_strings(categories: pd.Index) -> Any:
-    """String categories (up to a million) as one Arrow large-string array; else None.
-
-    Rows of a categorical column are then strings taken by their codes, with no
-    Python object read.
-    """
-    if len(categories) > _CATEGORY_STRINGS_KEPT:
-        return None
-    series = series_of(categories)
-    chunked = getattr(series.array, "_pa_array", None)
-    if chunked is None and holds_python_objects(series.dtype):
-        chunked = _as_arrow_strings(series)
-    return None if chunked is None else large_strings(chunked)
-
-
-def _chunked(array: Any) -> Any:
-    import pyarrow as pa
-
-    return pa.chunked_array([array])
-
-
-def string_series(strings: Any) -> pd.Series:
-    """Arrow strings (one array) as a Series of :func:`string_dtype`, not copied."""
-    return series_of(string_array(_chunked(strings)))
-
-
-def holds_strings(arrow: Any) -> bool:
-    """Whether Arrow data (an array or a chunked array) holds strings, whatever the width
-    of their offsets.
-
-    Examples
-    --------
-    >>> import pyarrow as pa
-    >>> holds_strings(pa.array(["q1"], type=pa.large_string())), holds_strings(pa.array([1]))
-    (True, False)
-    """
-    import pyarrow as pa
-
-    return bool(pa.types.is_string(arrow.type) or pa.types.is_large_string(arrow.type))
-
-
-def large_strings(chunked: Any) -> Any:
-    """Arrow strings (a chunked array) as one large-string array; None for other types."""
-    import pyarrow as pa
-
-    if not holds_strings(chunked):
-        return None
-    return chunked.combine_chunks().cast(pa.large_string())
 
 
 def spread(keys: np.ndarray, bits: int, multiplier: np.uint64 = _MULTIPLIER) -> np.ndarray:
@@ -255,109 +177,15 @@ def spread(keys: np.ndarray, bits: int, multiplier: np.uint64 = _MULTIPLIER) -> 
     return mixed.view(np.int64)  # < 2**bits: usable as indices by every numpy
 
 
-def string_dtype() -> Any:
-    """Pandas' Arrow-backed string dtype with NaN for missing values (pandas 3's ``str``)."""
-    try:
-        return pd.StringDtype("pyarrow", na_value=np.nan)
-    except TypeError:  # pragma: no cover - pandas < 2.3 spells it as a storage
-        return pd.StringDtype("pyarrow_numpy")
-
-
-def string_array(chunked: Any) -> Any:
-    """Arrow large strings as an array of :func:`string_dtype`, without a pass over them.
-
-    pandas 2 makes ``pd.array(chunked, dtype=...)`` read every string again (a tenth of a
-    millisecond per hundred thousand); its array type takes the data as it is. pandas 3's
-    array type would give the other missing-value semantics, so there ``pd.array`` it is.
-    """
-    dtype = string_dtype()
-    if _array_type_keeps_dtype():
-        return dtype.construct_array_type()(chunked)
-    return pd.array(chunked, dtype=dtype)
-
-
-@functools.cache
-def _array_type_keeps_dtype() -> bool:
-    """Whether :func:`string_dtype`'s array type, given Arrow strings, has that dtype."""
-    import pyarrow as pa
-
-    dtype = string_dtype()
-    probe = pa.chunked_array([pa.array(["q"], type=pa.large_string())])
-    try:
-        return bool(dtype.construct_array_type()(probe).dtype == dtype)
-    except (TypeError, ValueError):  # pragma: no cover - a pandas whose array type refuses it
-        return False
-
-
-def arrow_strings(ids: pd.Series) -> pd.Series | None:
-    """Python-string ids as :func:`string_dtype` (missing stays missing, index kept);
-    else None.
-
-    Object columns and Python-backed string columns are converted, once; ids that
-    are not all ``str`` (numbers, bytes, mixed) give None. When equal ids come in
-    blocks (a run in run order) only the first id of each block is converted.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> arrow_strings(pd.Series(["q1", "q1", None], dtype=object)).tolist()
-    ['q1', 'q1', nan]
-    >>> arrow_strings(pd.Series(["q1", 2], dtype=object)) is None
-    True
-    """
-    values = _python_objects(ids)
-    if values is None:
-        return None
-    import pyarrow as pa
-
-    firsts = _block_firsts(values)
-    sample = values if firsts is None else values[firsts]
-    try:  # Arrow infers the type in the same pass: strings, or bytes, or an error
-        array = pa.array(sample, from_pandas=True)
-    except (pa.ArrowException, TypeError, ValueError):  # numbers, mixed, or a str subclass
-        return None
-    if pa.types.is_null(array.type):  # every id missing
-        array = pa.nulls(len(array), pa.large_string())
-    elif pa.types.is_string(array.type):
-        array = array.cast(pa.large_string())
-    elif not pa.types.is_large_string(array.type):  # bytes, or str and bytes mixed
-        return None
-    if firsts is not None:
-        block = np.repeat(  # int32: half the temporary of intp indices
-            np.arange(len(firsts), dtype=np.int32), np.diff(np.r_[firsts, len(values)])
-        )
-        array = array.take(pa.array(block))
-    converted = string_array(_chunked(array))
-    return arrow_series(converted, index=ids.index, name=ids.name)
-
-
-def _block_firsts(values: np.ndarray) -> np.ndarray | None:
-    """First row of each block of equal values when there are few blocks, else None."""
-    if len(values) < 16:
-        return None
-    try:
-        for probe in (_SHORT_PROBE, _PROBE):  # scattered values show in a prefix: no full pass
-            head = values[:probe]
-            head_differs = np.asarray(head[1:] != head[:-1], dtype=bool)
-            if np.count_nonzero(head_differs) * 8 > len(head):
-                return None
-        rest = values[len(head) - 1 :]  # from the prefix's last value: no pair compared twice
-        rest_differs = np.asarray(rest[1:] != rest[:-1], dtype=bool)
-        changes = np.flatnonzero(np.r_[True, head_differs, rest_differs])
-    except (TypeError, ValueError):  # values whose comparison is not a plain bool
-        return None
-    return changes if len(changes) * 8 <= len(values) else None
-
-
-def _as_arrow_strings(ids: pd.Series) -> Any:
+def _as_arrow_strings(ids: pd.Series) -> pa.ChunkedArray | None:
     """Python strings as a chunked Arrow array; None unless every id is a ``str``."""
     converted = arrow_strings(ids)
-    if converted is None or converted.isna().any():
+    if converted is None or converted.hasnans:
         return None
-    return converted.array._pa_array
+    return arrow_data(converted)
 
 
-def _string_keys(chunked: Any) -> np.ndarray | None:
+def _string_keys(chunked: pa.ChunkedArray) -> np.ndarray | None:
     """Keys of an Arrow (large_)string chunked array from the bytes of each string."""
     if not holds_strings(chunked):
         return None
@@ -371,10 +199,8 @@ def _string_keys(chunked: Any) -> np.ndarray | None:
     return keys
 
 
-def _string_buffers(array: Any) -> tuple[np.ndarray, np.ndarray]:
+def _string_buffers(array: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """The int64 offsets (one past each string) and the bytes of an Arrow string array."""
-    import pyarrow as pa  # present: the caller holds Arrow data
-
     _, offset_buffer, data_buffer = array.buffers()
     offset_type = np.int64 if pa.types.is_large_string(array.type) else np.int32
     offsets = np.frombuffer(offset_buffer, dtype=offset_type)
@@ -448,12 +274,10 @@ def byte_order_keys(ids: pd.Series) -> np.ndarray | None:
     "a" < "a\\x00"). Ids of other dtypes, longer ids and missing values give None
     (the caller then sorts the strings themselves).
     """
-    import pyarrow as pa  # a required dependency
-
     chunked = _as_arrow_strings(ids)
     if chunked is None:
-        chunked = getattr(ids.array, "_pa_array", None)
-    if chunked is None or not isinstance(chunked, pa.ChunkedArray) or chunked.null_count:
+        chunked = arrow_data(ids)
+    if chunked is None or chunked.null_count:
         return None
     if not holds_strings(chunked):
         return None
@@ -468,177 +292,32 @@ def byte_order_keys(ids: pd.Series) -> np.ndarray | None:
     return first.byteswap() | length.astype(np.uint64)
 
 
-def gathered(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """``values[rows]``, a block of rows at a time when ``rows`` are narrower than ``intp``.
-
-    numpy converts an index array to ``intp`` before it gathers: for millions of int32
-    codes that is a temporary twice their size, whose fresh pages the kernel must fault
-    in; a block at a time, one small temporary is reused.
-
-    Examples
-    --------
-    >>> gathered(np.array([10, 20, 30]), np.array([2, 0, 2], dtype=np.int32)).tolist()
-    [30, 10, 30]
+def pair_keys(query: pd.Series, doc: pd.Series, doc_keys: np.ndarray | None) -> np.ndarray | None:
+    """One key per (query, doc) row (``doc_keys``: the doc ids' keys, or None to compute
+    them); None when either column has no keys.
     """
-    if rows.dtype == np.intp or len(rows) <= TEMPORARY_ROWS:
-        return values[rows]
-    out = np.empty(len(rows), dtype=values.dtype)
-    for begin in range(0, len(rows), TEMPORARY_ROWS):
-        out[begin : begin + TEMPORARY_ROWS] = values[rows[begin : begin + TEMPORARY_ROWS]]
-    return out
+    query_keys = id_keys(query)
+    if doc_keys is None:
+        doc_keys = id_keys(doc)
+    if query_keys is None or doc_keys is None:
+        return None
+    query_keys *= _PAIR_MIX
+    query_keys ^= doc_keys
+    return query_keys
 
 
-def bincount(values: np.ndarray, minlength: int) -> np.ndarray:
-    """``np.bincount(values, minlength=minlength)``, a block of rows at a time when
-    ``values`` are narrower than ``intp`` (numpy reads them through an ``intp`` copy).
+def key_table_hits(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """Bool per key: may be one of ``wanted`` (always True when it is; rarely when not).
 
-    Examples
-    --------
-    >>> bincount(np.array([0, 2, 2], dtype=np.int32), 4).tolist()
-    [1, 0, 2, 0]
+    A table of about 256 bits per wanted key, capped to stay in the CPU cache: a tiny
+    share of a run's rows are judged, and this leaves them and few others.
     """
-    if values.dtype == np.intp or len(values) <= TEMPORARY_ROWS:
-        return np.bincount(values, minlength=minlength)
-    block = max(TEMPORARY_ROWS, 4 * minlength)  # each block's counts cost less than its rows
-    counts = np.zeros(minlength, dtype=np.intp)
-    for begin in range(0, len(values), block):
-        piece = np.bincount(values[begin : begin + block], minlength=minlength)
-        if len(piece) > minlength:
-            return np.bincount(values, minlength=minlength)  # values beyond minlength
-        counts += piece
-    return counts
-
-
-def search_scattered(
-    ordered: np.ndarray, values: np.ndarray, sides: tuple[str, ...] = ("left",)
-) -> list[np.ndarray]:
-    """``np.searchsorted(ordered, values, side)`` for each of ``sides``, values in any order.
-
-    Many values scattered over a large array are searched in sorted order and put back:
-    each search then starts where the previous one ended, in memory already read
-    (about three times faster for tens of thousands of values, sort included).
-    """
-    if len(values) < 1024 or len(ordered) < 64:
-        return [np.searchsorted(ordered, values, side) for side in sides]  # type: ignore[call-overload]
-    order = argsort_keys(values) if values.dtype == np.uint64 else np.argsort(values)
-    in_order = values[order]
-    found = []
-    for side in sides:
-        at = np.empty(len(values), dtype=np.intp)
-        at[order] = np.searchsorted(ordered, in_order, side)  # type: ignore[call-overload]
-        found.append(at)
-    return found
-
-
-RADIX_ROWS = 1 << 21  # most values sorted by 16-bit digits: numpy's stable sort of more is as fast
-
-
-def argsort_keys(values: np.ndarray) -> np.ndarray:
-    """A stable ``np.argsort`` of uint64 ``values`` (other dtypes: ``np.argsort``).
-
-    numpy's stable argsort of 64-bit integers is a merge sort, several times slower
-    than its default sort. Where numpy vectorises its default argsort (x86-simd-sort:
-    AVX-512 from numpy 1.25, AVX2 from numpy 2.0) that sort is used and the rows of
-    equal values are put back in row order; elsewhere four stable passes over 16-bit
-    digits, which numpy radix-sorts, lowest first (digits equal in every value skipped).
-    Values small enough to carry their row number in their low bits are sorted as
-    such, by value then row, with no argsort at all.
-
-    Examples
-    --------
-    >>> argsort_keys(np.array([2**40, 3, 2**40 + 1, 3], dtype=np.uint64)).tolist()
-    [1, 3, 0, 2]
-    >>> argsort_keys(np.array([2**63, 5, 2**63, 5, 1], dtype=np.uint64)).tolist()
-    [4, 1, 3, 0, 2]
-    """
-    n = len(values)
-    if n < 2 or values.dtype != np.uint64:
-        return np.argsort(values, kind="stable")
-    row_bits = (n - 1).bit_length()
-    if int(values.max()) >> (64 - row_bits) == 0:  # value and row in one word
-        packed = values << np.uint64(row_bits)
-        packed |= np.arange(n, dtype=np.uint64)
-        packed.sort()
-        packed &= np.uint64((1 << row_bits) - 1)
-        return packed.astype(np.intp)
-    if vectorised_sort() and row_bits <= 32:  # a run's number and a row fit in one word
-        return _in_row_order_where_equal(values, np.argsort(values))
-    if n <= RADIX_ROWS:
-        return _by_16_bit_digits(values)
-    return np.argsort(values, kind="stable")
-
-
-def _in_row_order_where_equal(values: np.ndarray, order: np.ndarray) -> np.ndarray:
-    """``order`` (sorting ``values``) with each run of equal values in row order."""
-    ordered = values[order]
-    equal = ordered[1:] == ordered[:-1]
-    if not equal.any():
-        return order
-    tied = np.zeros(len(order), dtype=bool)
-    tied[1:] = equal
-    tied[:-1] |= equal  # every member of a run of equal values
-    places = np.flatnonzero(tied)
-    row_bits = (len(order) - 1).bit_length()
-    run = np.cumsum(~equal[places[1:] - 1])  # the runs are in order: number them so
-    packed = np.concatenate(([0], run)).astype(np.uint64) << np.uint64(row_bits)
-    packed |= order[places].astype(np.uint64)
-    packed.sort()  # by run, then row
-    order[places] = packed & np.uint64((1 << row_bits) - 1)
-    return order
-
-
-def _by_16_bit_digits(values: np.ndarray) -> np.ndarray:
-    """A stable argsort of uint64 ``values``, a 16-bit digit at a time, lowest first."""
-    n = len(values)
-    varying = int(np.bitwise_or.reduce(values) ^ np.bitwise_and.reduce(values))
-    digits = np.ascontiguousarray(values).view(np.uint16).reshape(n, 4)  # a view, no copy
-    if sys.byteorder == "big":
-        digits = digits[:, ::-1]  # lowest digit first
-    order = None
-    for place in range(4):
-        if (varying >> (16 * place)) & 0xFFFF:
-            digit = digits[:, place] if order is None else digits[order, place]
-            by_digit = np.argsort(digit, kind="stable")
-            order = by_digit if order is None else order[by_digit]
-    return np.arange(n) if order is None else order
-
-
-@functools.cache
-def vectorised_sort() -> bool:
-    """Whether numpy sorts (and argsorts, by its default kind) 64-bit integers with
-    SIMD instructions on this CPU: x86-simd-sort, AVX-512 from numpy 1.25, AVX2 from
-    numpy 2.0. Several times faster than its scalar sort, and than hashing them here.
-    """
-    import importlib
-
-    for module in ("numpy._core._multiarray_umath", "numpy.core._multiarray_umath"):  # 2, 1
-        try:
-            features = importlib.import_module(module).__cpu_features__
-            break
-        except (ImportError, AttributeError):
-            continue
-    else:  # pragma: no cover - a numpy without its table of CPU features
-        return False
-    if features.get("AVX512_SKX"):
-        return True
-    return bool(features.get("AVX2")) and int(np.__version__.split(".")[0]) >= 2
-
-
-def stable_argsort(values: np.ndarray) -> np.ndarray:
-    """``np.argsort(values, kind="stable")``, faster for non-negative integers.
-
-    numpy sorts 64-bit integers stably with a merge sort several times slower than its
-    default sort: values below 2**16 are radix-sorted as 16-bit integers instead, larger
-    ones by :func:`argsort_keys`. Sorted values cost one pass.
-    """
-    n = len(values)
-    if n < 2 or values.dtype.kind not in "iu":
-        return np.argsort(values, kind="stable")
-    if bool(np.all(values[1:] >= values[:-1])):
-        return np.arange(n)
-    low, high = int(values.min()), int(values.max())
-    if low < 0:
-        return np.argsort(values, kind="stable")
-    if high < 2**16:
-        return np.argsort(values.astype(np.uint16), kind="stable")
-    return argsort_keys(values.astype(np.uint64))
+    largest = min(_MAX_TABLE_BITS, len(keys).bit_length() + 1)  # no larger than needed
+    bits = min(max(len(wanted).bit_length() + _SPARE_BITS, 10), largest)
+    table = np.zeros(1 << bits, dtype=bool)
+    table[spread(wanted, bits)] = True
+    hits = np.empty(len(keys), dtype=bool)
+    for begin in range(0, len(keys), _LOOKUP_BLOCK):  # cache-sized pieces
+        piece = keys[begin : begin + _LOOKUP_BLOCK]
+        np.take(table, spread(piece, bits), out=hits[begin : begin + len(piece)])
+    return hits

@@ -28,21 +28,18 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from pdireval._errors import SchemaError
-from pdireval._prepare.duplicates import has_repeat
-from pdireval._prepare.keys import (
-    RADIX_ROWS,
+from pdireval._prepare.arrays import (
     TEMPORARY_ROWS,
-    argsort_keys,
     bincount,
-    byte_order_keys,
     category_strings,
-    search_scattered,
-    stable_argsort,
+    series_of,
     string_series,
 )
-from pdireval._prepare.take import series_of
+from pdireval._prepare.keys import byte_order_keys
+from pdireval._prepare.sorting import argsort_keys, has_repeat, search_scattered, stable_argsort
 
 __all__ = ["Positions", "TieBreak", "judged_positions"]
 
@@ -214,9 +211,8 @@ def judged_positions(
 
 
 #: Rows up to which ordering them all (its temporaries about 30 bytes a row) beats
-#: sorting their packed keys in place and searching the judged ones: as long as the
-#: ordering is a SIMD sort of keys carrying their row, or a radix sort.
-_ORDERED_ROWS = RADIX_ROWS
+#: sorting their packed keys in place and searching the judged ones.
+_ORDERED_ROWS = 1 << 21
 
 #: Low bits of a packed score dropped before ordering, at least: the top 40 or so bits
 #: of a score still tell apart all but scores equal to about eight digits, and keys made
@@ -520,7 +516,7 @@ def _descending_doc_order(docs: pd.Series) -> np.ndarray:
     if isinstance(docs.dtype, pd.CategoricalDtype):  # only the members' categories
         codes, strings = docs.array.codes, category_strings(docs.cat.categories)
         if strings is not None and not (codes < 0).any():  # no Python string read
-            docs = string_series(strings.take(codes))
+            docs = string_series(strings.take(pa.array(codes)))
         else:
             docs = series_of(docs.cat.categories.take(codes))
     if not isinstance(docs.dtype, pd.StringDtype):

@@ -1,0 +1,266 @@
+"""The (run, query) groups of a frame, and documents repeated within one.
+
+Groups are numbered in the order of their sorted ids (run, then query), so results come
+out sorted like ``groupby``. Ids that come in blocks -- a run in run order -- are read
+at the first row of each block only: thousands of rows instead of millions.
+
+A document may appear once per group. Rows get a 64-bit key mixing their group with
+their doc id's key; only rows whose keys collide are compared exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from pdireval._prepare.arrays import (
+    adjacent_differs,
+    arrow_data,
+    arrow_strings,
+    bincount,
+    gathered,
+    holds_python_objects,
+    holds_strings,
+    scattered_start,
+    string_array,
+    string_dtype,
+    take,
+)
+from pdireval._prepare.columns import ResolvedColumns
+from pdireval._prepare.keys import id_keys
+from pdireval._prepare.sorting import has_repeat, slot_table
+
+__all__ = ["group_codes", "repeated_rows"]
+
+IntArray = np.ndarray
+
+_MIX = np.uint64(0xBF58476D1CE4E5B9)
+_WINDOW = 1 << 16  # rows checked at a time when groups are contiguous
+
+
+def group_codes(
+    frame: pd.DataFrame | Mapping[Hashable, pd.Series], columns: ResolvedColumns
+) -> tuple[IntArray, pd.Index]:
+    """Factorize (run, query) into dense codes ordered like the sorted ids (``frame``: a
+    DataFrame, or its id columns by name).
+    """
+    query_codes, query_ids = _factorize_sorted(frame[columns.query])
+    query_index = pd.Index(query_ids, name=columns.query)
+    if columns.run is None:
+        return query_codes, query_index
+    run_codes, run_ids = _factorize_sorted(frame[columns.run])
+    combined = run_codes.astype(np.int64) * max(len(query_ids), 1) + query_codes
+    codes, pairs = pd.factorize(combined, sort=True)
+    codes = _narrow(codes)
+    n_queries = max(len(query_ids), 1)
+    index = pd.MultiIndex.from_arrays(
+        [
+            pd.Index(run_ids, name=columns.run).take(pairs // n_queries),
+            query_index.take(pairs % n_queries),
+        ]
+    )
+    return codes, index
+
+
+#: Below this many rows, ids that are not Python objects are hashed whole: reading the
+#: first row of each block has a fixed cost (about 0.2 ms) that hashing only saves on
+#: longer columns.
+_BLOCKS_FROM_ROWS = 20_000
+
+
+def _factorize_sorted(values: pd.Series) -> tuple[IntArray, pd.Index]:
+    """Codes and sorted unique ids; reads only the first row of each block when ids come grouped."""
+    n = len(values)
+    if n > 1 and not scattered_start(values):
+        starts = np.flatnonzero(np.r_[True, adjacent_differs(values)])
+        if len(starts) == 1 and not pd.isna(values.iloc[0]):  # one id: nothing to hash
+            return np.zeros(n, dtype=np.int32), pd.Index(values.array[:1], dtype=values.dtype)
+        worth_it = n >= _BLOCKS_FROM_ROWS or holds_python_objects(values.dtype)
+        if worth_it and len(starts) * 8 <= n:
+            block_codes, uniques = _factorize(take(values, starts))
+            codes = np.repeat(_narrow(block_codes), np.diff(np.r_[starts, n]))
+            return codes, uniques
+    codes, uniques = _factorize(values)
+    return _narrow(codes), uniques
+
+
+def _factorize(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """``pd.factorize(values, sort=True)``, Python strings hashed through Arrow.
+
+    pandas 2's hash table of Python strings stops at a NUL character ("q" and
+    "q\x00" would be one query); Arrow compares every byte. The ids keep their dtype.
+    """
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        found_codes = _factorize_categorical(values)
+        if found_codes is not None:
+            return found_codes
+    if _integers(values.dtype) and len(values) >= _ARROW_INTEGERS_FROM_ROWS:
+        codes, distinct = _factorize_arrow(pa.array(values.to_numpy()))
+        return codes, pd.Index(distinct.to_numpy(), dtype=values.dtype)
+    converted = arrow_strings(values)
+    source = values if converted is None else converted
+    found = _factorize_arrow_strings(source)
+    if found is None:
+        codes, uniques = pd.factorize(source, sort=True)
+    elif source.dtype == string_dtype():  # pandas 2's pd.array would read the strings again
+        codes, uniques = found[0], string_array(found[1])
+    else:
+        codes, uniques = found[0], pd.array(found[1], dtype=source.dtype)
+    if converted is None:
+        return codes, pd.Index(uniques)
+    return codes, pd.Index(np.asarray(uniques, dtype=object), dtype=values.dtype)
+
+
+#: Rows from which integer ids are factorized by Arrow: about twice as fast as pandas'
+#: sorted factorize for millions of rows, and no faster for hundreds of thousands.
+_ARROW_INTEGERS_FROM_ROWS = 1 << 20
+
+
+def _integers(dtype: Any) -> bool:
+    return isinstance(dtype, np.dtype) and dtype.kind in "iu"
+
+
+def _factorize_categorical(values: pd.Series) -> tuple[np.ndarray, pd.Index] | None:
+    """``pd.factorize(values, sort=True)`` of categorical ids from their codes: the
+    categories used, in the categories' order. None when one is missing.
+    """
+    dtype: pd.CategoricalDtype = values.dtype  # type: ignore[assignment]
+    codes = values.array.codes
+    n_categories = len(dtype.categories)
+    if len(codes) and int(codes.min()) < 0:
+        return None
+    used = np.flatnonzero(bincount(codes, n_categories))
+    rank = np.zeros(n_categories, dtype=np.int32 if n_categories < 2**31 else np.int64)
+    rank[used] = np.arange(len(used))
+    uniques = pd.Categorical.from_codes(used, dtype=dtype)
+    return gathered(rank, codes), pd.Index(uniques)
+
+
+def _factorize_arrow_strings(values: pd.Series) -> tuple[np.ndarray, Any] | None:
+    """Codes and sorted distinct values (an Arrow array) of Arrow strings without a
+    missing one, straight from Arrow's dictionary encoding; else None.
+
+    What ``pd.factorize(sort=True)`` does with them, without its fixed cost (about 60
+    microseconds, most of a small call's grouping).
+    """
+    chunked = arrow_data(values)
+    if chunked is None or chunked.null_count or not holds_strings(chunked):
+        return None
+    return _factorize_arrow(
+        chunked.chunk(0) if chunked.num_chunks == 1 else chunked.combine_chunks()
+    )
+
+
+def _factorize_arrow(array: Any) -> tuple[np.ndarray, Any]:
+    """Codes and sorted distinct values (an Arrow array) of an Arrow array without a
+    missing value, from Arrow's dictionary encoding.
+    """
+    encoded = pc.dictionary_encode(array)
+    order = pc.array_sort_indices(encoded.dictionary).to_numpy()
+    rank = np.empty(len(order), dtype=np.int32 if len(order) < 2**31 else np.int64)
+    rank[order] = np.arange(len(order))
+    codes = gathered(rank, encoded.indices.to_numpy(zero_copy_only=False))
+    return codes, encoded.dictionary.take(pa.array(order))
+
+
+def _narrow(codes: np.ndarray) -> IntArray:
+    """Codes as int32 when they fit (half the memory of int64 per row)."""
+    small = len(codes) == 0 or int(codes.max()) < 2**31 - 1
+    return codes.astype(np.int32 if small else np.int64, copy=False)
+
+
+def repeated_rows(
+    group: np.ndarray, docs: pd.Series, *, keys: np.ndarray | None = None
+) -> np.ndarray:
+    """Positions of rows whose (group, doc) already occurred in an earlier row.
+
+    Parameters
+    ----------
+    group : ndarray of int
+        Group code of each row.
+    docs : Series
+        Doc id of each row (same length, no missing values).
+    keys : ndarray of uint64, optional
+        The docs' keys (:func:`~pdireval._prepare.keys.id_keys`) when the caller has
+        them; they are overwritten.
+
+    Returns
+    -------
+    ndarray of int
+        Row positions (sorted) that repeat an earlier row; empty when all are unique.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> repeated_rows(np.array([0, 0, 1, 0]), pd.Series(["a", "b", "a", "a"])).tolist()
+    [3]
+    """
+    if keys is None:
+        categorical = isinstance(docs.dtype, pd.CategoricalDtype)  # codes: keys in a column
+        keys = docs.array.codes.astype(np.uint64) if categorical else id_keys(docs)
+    if keys is None:
+        keys = pd.factorize(docs)[0].astype(np.uint64)
+    for begin in range(0, len(keys), _WINDOW):  # in pieces: no full-length temporary
+        mixed = group[begin : begin + _WINDOW].astype(np.uint64)
+        mixed *= _MIX
+        keys[begin : begin + _WINDOW] ^= mixed
+    suspects = _colliding(keys, group)
+    if not len(suspects):
+        return np.zeros(0, dtype=np.int64)
+    suspected = take(docs, suspects)
+    converted = arrow_strings(suspected)  # pandas 2 hashes Python strings up to a NUL
+    exact = pd.DataFrame(
+        {"group": group[suspects], "doc": (suspected if converted is None else converted).array}
+    )
+    return suspects[exact.duplicated().to_numpy()]
+
+
+def _colliding(keys: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """Sorted positions of the rows whose key equals another row's key."""
+    if not _may_collide(keys, group):
+        return np.zeros(0, dtype=np.int64)
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    same = sorted_keys[1:] == sorted_keys[:-1]
+    colliding = np.zeros(len(keys), dtype=bool)
+    colliding[order[1:][same]] = True
+    colliding[order[:-1][same]] = True
+    return np.flatnonzero(colliding)
+
+
+def _may_collide(keys: np.ndarray, group: np.ndarray) -> bool:
+    """False when all keys are distinct (True may be wrong only in that direction).
+
+    Rows of a group are compared with each other only: the groups whose rows form one
+    block are checked a window of blocks at a time; the rows of groups split over
+    several blocks (e.g. judged documents appended after a run) are checked together.
+    With most groups split (shuffled rows) all keys are checked at once.
+    """
+    if len(keys) < 2:
+        return False
+    new_block = np.empty(len(group), dtype=bool)
+    new_block[0] = True
+    np.not_equal(group[1:], group[:-1], out=new_block[1:])
+    if np.count_nonzero(new_block) * 4 > len(keys):  # small or scattered groups
+        return has_repeat(keys)
+    starts = np.flatnonzero(new_block)
+    blocks_of_group = np.bincount(group[starts])
+    split = blocks_of_group[group[starts]] > 1
+    length = np.diff(np.r_[starts, len(keys)])
+    if int(length[split].sum()) * 2 > len(keys):
+        return has_repeat(keys)
+    table = slot_table(_WINDOW)  # scratch space of every window
+    if split.any():
+        split_starts, split_length = starts[split], length[split]
+        offset = np.repeat(split_starts - (np.cumsum(split_length) - split_length), split_length)
+        if has_repeat(keys[offset + np.arange(len(offset))], table):
+            return True
+    at = np.searchsorted(starts, np.arange(0, len(keys), _WINDOW), side="right") - 1
+    bounds = starts[np.unique(at)].tolist()
+    windows = zip(bounds, [*bounds[1:], len(keys)], strict=True)
+    return any(has_repeat(keys[lo:hi], table) for lo, hi in windows)
