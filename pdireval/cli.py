@@ -368,6 +368,24 @@ def _write(text: str | bytes, output: str | None) -> None:
         handle.write(text)
 
 
+@dataclass(frozen=True)
+class _Results:
+    """What one evaluation found, for the writer of the chosen format."""
+
+    args: argparse.Namespace
+    frame: pd.DataFrame
+    measures: list[_Measure]
+    values: pd.DataFrame  # per (run, query), a column per measure name
+    summary: pd.DataFrame  # per run
+    retrieved: set
+
+    def table(self) -> pd.DataFrame:
+        """The per-query or summary table, columns named by pdireval labels."""
+        labels = _pdireval_labels(self.measures)
+        table = self.values if self.args.per_query else self.summary
+        return table[list(labels)].rename(columns=labels)
+
+
 def _run_eval(args: argparse.Namespace) -> int:
     fmt = args.format or ("trec" if len(args.runs) == 1 else "table")
     default = ["official"] if fmt == "trec" else list(_COMPACT)
@@ -380,60 +398,89 @@ def _run_eval(args: argparse.Namespace) -> int:
         _progress(f"evaluating {len(frame):,} rows ...")
     values = _evaluate(frame, measures, args)
     summary = _summarise(values, measures, retrieved)
-    if fmt == "trec":
-        lines = []
-        for run in summary.index:
-            lines.extend(_trec_lines(run, values, summary, measures, retrieved, args))
-        _write("".join(line + "\n" for line in lines), args.output)
-        if args.baseline is not None:
-            print(_comparison_text(frame, measures, args), file=sys.stderr)
-        return 0
-    labels = _pdireval_labels(measures)
-    table = (values if args.per_query else summary)[list(labels)].rename(columns=labels)
-    comparison = None
-    if args.baseline is not None and fmt in ("csv", "json"):
-        comparison = _comparison(frame, measures, args)
-    if fmt == "table":
-        text = table.to_string(float_format=lambda v: f"{v:.4f}") + "\n"
-        if args.baseline is not None:  # the paper table with its marks, then the comparisons
-            summary_text = "" if not args.per_query else text + "\n"
-            text = summary_text + _comparison_text(frame, measures, args)
-        _write(text, args.output)
-    elif fmt == "csv":
-        _write((comparison if comparison is not None else table).to_csv(), args.output)
-    elif fmt == "json":
-        payload = {
-            "summary" if not args.per_query else "per_query": json.loads(
-                table.reset_index().to_json(orient="records")
-            )
-        }
-        if comparison is not None:
-            payload["comparison"] = json.loads(comparison.to_json(orient="records"))
-        _write(json.dumps(payload, indent=2) + "\n", args.output)
-    else:
-        if fmt == "xlsx" and args.output is None:
-            msg = "--format xlsx needs an output file: -o results.xlsx"
-            raise _UsageError(msg)
-        if summary.shape[0] < 2:
-            msg = (
-                f"--format {fmt} writes a comparison report of two or more runs; "
-                "for one run use --format table, csv or json"
-            )
-            raise _UsageError(msg)
-        metrics = _metrics(measures, args.level)
-        report = pdireval.report(
-            frame,
-            metrics,
-            baseline=args.baseline,
-            **_options(args),
-        )
-        if fmt == "markdown":
-            _write(report.to_markdown() + "\n", args.output)
-        elif fmt == "latex":
-            _write(report.to_latex() + "\n", args.output)
-        else:
-            report.to_excel(args.output)
+    results = _Results(args, frame, measures, values, summary, retrieved)
+    _WRITERS.get(fmt, _write_report)(results, fmt)
     return 0
+
+
+def _write_trec(results: _Results, fmt: str) -> None:
+    """trec_eval's own output: per-query lines (-q), then each run's summary."""
+    lines = []
+    for run in results.summary.index:
+        lines.extend(
+            _trec_lines(
+                run,
+                results.values,
+                results.summary,
+                results.measures,
+                results.retrieved,
+                results.args,
+            )
+        )
+    _write("".join(line + "\n" for line in lines), results.args.output)
+    if results.args.baseline is not None:
+        print(_comparison_text(results.frame, results.measures, results.args), file=sys.stderr)
+
+
+def _write_table(results: _Results, fmt: str) -> None:
+    """A plain-text table; with a baseline, the paper table and the comparisons."""
+    args = results.args
+    text = results.table().to_string(float_format=lambda v: f"{v:.4f}") + "\n"
+    if args.baseline is not None:  # the paper table with its marks, then the comparisons
+        summary_text = "" if not args.per_query else text + "\n"
+        text = summary_text + _comparison_text(results.frame, results.measures, args)
+    _write(text, args.output)
+
+
+def _write_csv(results: _Results, fmt: str) -> None:
+    """The table as CSV, or with a baseline the comparisons."""
+    args = results.args
+    if args.baseline is not None:
+        table = _comparison(results.frame, results.measures, args)
+    else:
+        table = results.table()
+    _write(table.to_csv(), args.output)
+
+
+def _write_json(results: _Results, fmt: str) -> None:
+    """The table as JSON records, with the comparisons when a baseline is named."""
+    args = results.args
+    records = json.loads(results.table().reset_index().to_json(orient="records"))
+    payload = {"summary" if not args.per_query else "per_query": records}
+    if args.baseline is not None:
+        comparison = _comparison(results.frame, results.measures, args)
+        payload["comparison"] = json.loads(comparison.to_json(orient="records"))
+    _write(json.dumps(payload, indent=2) + "\n", args.output)
+
+
+def _write_report(results: _Results, fmt: str) -> None:
+    """The comparison report of two or more runs: Markdown, LaTeX or an Excel workbook."""
+    args = results.args
+    if fmt == "xlsx" and args.output is None:
+        msg = "--format xlsx needs an output file: -o results.xlsx"
+        raise _UsageError(msg)
+    if results.summary.shape[0] < 2:
+        msg = (
+            f"--format {fmt} writes a comparison report of two or more runs; "
+            "for one run use --format table, csv or json"
+        )
+        raise _UsageError(msg)
+    metrics = _metrics(results.measures, args.level)
+    report = pdireval.report(results.frame, metrics, baseline=args.baseline, **_options(args))
+    if fmt == "markdown":
+        _write(report.to_markdown() + "\n", args.output)
+    elif fmt == "latex":
+        _write(report.to_latex() + "\n", args.output)
+    else:
+        report.to_excel(args.output)
+
+
+_WRITERS: dict[str, Callable[[_Results, str], None]] = {
+    "trec": _write_trec,
+    "table": _write_table,
+    "csv": _write_csv,
+    "json": _write_json,
+}
 
 
 def _comparison(frame: pd.DataFrame, measures: list[_Measure], args) -> pd.DataFrame:

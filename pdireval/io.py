@@ -56,7 +56,7 @@ from pdireval._prepare.columns import ColumnMap, as_column_map
 
 __all__ = ["read_qrels", "read_run", "write_qrels", "write_run"]
 
-PathOrBuffer = str | os.PathLike[str] | IO[str] | IO[bytes]
+PathOrBuffer = str | bytes | os.PathLike[str] | IO[str] | IO[bytes]
 
 _RUN_FIELDS = "qid Q0 docno rank score tag"
 _QRELS_FIELDS = "qid iter docno rel"
@@ -91,11 +91,13 @@ _NOT_IN_IDS = r"[ \t\n\r\x0b\x0c\x00]"  # what an id written to a TREC file must
 
 def _load(source: PathOrBuffer, encoding: str) -> tuple[bytes, str]:
     """UTF-8 bytes of ``source`` (decompressed, decoded, checked) and a name for messages."""
-    if isinstance(source, str | os.PathLike):
-        name = os.fspath(source)
+    if isinstance(source, str | bytes | os.PathLike):  # a file name, as open() takes
+        name = os.fsdecode(source)
         data = Path(name).read_bytes()  # OSError (missing file, directory) names the path
     else:
         name = str(getattr(source, "name", "<buffer>"))
+        if not callable(getattr(source, "read", None)):
+            raise _not_a_file(source, "read")
         content = source.read()
         if isinstance(content, str):  # already decoded; lone surrogates fail the check below
             data, encoding = content.encode("utf-8", "surrogatepass"), "utf-8"
@@ -107,6 +109,14 @@ def _load(source: PathOrBuffer, encoding: str) -> tuple[bytes, str]:
         problem = "holds a NUL byte (\\x00): a TREC file is text; is this a binary file?"
         raise _fail_at(data, at, name, problem)
     return data, name
+
+
+def _not_a_file(source: object, verb: str) -> SchemaError:
+    kind = type(source).__name__
+    return SchemaError(
+        f"expected a path or a file object to {verb}, got {kind}: pass a file name "
+        "(str or pathlib.Path), or an open file or io.StringIO/io.BytesIO"
+    )
 
 
 def _decompress(data: bytes, name: str) -> bytes:
@@ -534,8 +544,8 @@ def read_qrels(
 def _write(target: PathOrBuffer, lines: pa.Array) -> None:
     """Write ``lines`` (each ending with a newline) as UTF-8 to a path or buffer."""
     payload = _joined(lines)
-    if isinstance(target, str | os.PathLike):
-        path = Path(target)
+    if isinstance(target, str | bytes | os.PathLike):  # a file name, as open() takes
+        path = Path(os.fsdecode(target))
         if path.suffix == ".gz":
             with gzip.open(path, "wb", compresslevel=6) as stream:
                 stream.write(payload)
@@ -543,6 +553,8 @@ def _write(target: PathOrBuffer, lines: pa.Array) -> None:
             path.write_bytes(payload)
     else:
         handle: Any = target  # IO[str] or IO[bytes]
+        if not callable(getattr(handle, "write", None)):
+            raise _not_a_file(target, "write")
         if isinstance(handle, io.TextIOBase):
             handle.write(payload.tobytes().decode())
             return

@@ -4,6 +4,11 @@ The shared helpers are plain modules next to the tests (``adversarial.py``: gene
 runs and judgments and the bridge to pytrec_eval; ``reference.py``: slow, literal
 implementations of the measures; ``strategies.py``: hypothesis strategies), imported
 explicitly where they are used.
+
+``PDIREVAL_PREPARATION=reference`` runs the whole suite with the preparation's fast
+steps replaced by their plain reference implementations
+(``pdireval._prepare.reference``): every test then checks the oracle too, and the
+oracle's numbers must be the ones the tests expect.
 """
 
 from __future__ import annotations
@@ -13,6 +18,22 @@ import sys
 import threading
 
 _EXIT_STATUS = {"value": 0}
+_PREPARATION = os.environ.get("PDIREVAL_PREPARATION", "fast")
+
+
+def pytest_configure(config) -> None:
+    if _PREPARATION not in ("fast", "reference"):
+        msg = f"PDIREVAL_PREPARATION={_PREPARATION!r}: use 'fast' (the default) or 'reference'"
+        raise ValueError(msg)
+    if _PREPARATION == "reference":
+        from pdireval._prepare import algorithms, reference
+
+        for step in algorithms.STEPS:
+            setattr(algorithms, step, getattr(reference, step))
+
+
+def pytest_report_header(config) -> str:
+    return f"pdireval preparation: {_PREPARATION}"
 
 
 def pytest_sessionfinish(session, exitstatus) -> None:

@@ -115,6 +115,27 @@ def test_gzip_and_paths(tmp_path: Path):
     assert pdireval.read_run(renamed).equals(pdireval.read_run(io.StringIO(RUN)))
 
 
+def test_bytes_are_a_path_as_open_takes_them(tmp_path: Path):
+    path = tmp_path / "run.txt"
+    path.write_text(RUN)
+    run = pdireval.read_run(os.fsencode(path))
+    assert run.equals(pdireval.read_run(path))
+    pdireval.write_run(run, os.fsencode(tmp_path / "by-bytes.txt"))
+    pdireval.write_run(run, tmp_path / "by-path.txt")
+    assert (tmp_path / "by-bytes.txt").read_bytes() == (tmp_path / "by-path.txt").read_bytes()
+
+
+@pytest.mark.parametrize("source", [42, None, ["q1 Q0 d1 1 2.5 t"]])
+def test_anything_but_a_path_or_a_file_is_refused(source, tmp_path: Path):
+    with pytest.raises(SchemaError, match="expected a path or a file object to read, got"):
+        pdireval.read_run(source)
+    with pytest.raises(SchemaError, match="expected a path or a file object to read, got"):
+        pdireval.read_qrels(source)
+    run = pdireval.read_run(io.StringIO(RUN))
+    with pytest.raises(SchemaError, match="expected a path or a file object to write, got"):
+        pdireval.write_run(run, source)
+
+
 # --------------------------------------------------------------------------- empty files
 
 EMPTY = [b"", b"\n", b"\n\n  \n\t\n", b"# only a comment", b"# one\n   # two\n\n", b"\r\n\r\n"]

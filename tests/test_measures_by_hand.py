@@ -278,6 +278,14 @@ def _slow_residual(ranking, judged, k, p):
     return (1 - p) * unjudged + p ** len(top)
 
 
+def test_err_refuses_a_top_grade_float64_cannot_hold() -> None:
+    """With g_max = 2000 a grade-1 document stops the user with probability 2^-2000:
+    every ERR would be 0. Up to g_max = 1022 the probability is a normal float64."""
+    with pytest.raises(pdireval.MetricError, match=r"max_label=2000 is too large.*at most 1022"):
+        _value(EXAMPLE, "ERR(max_label=2000)")
+    assert _value(_ranking([1]), "ERR(max_label=1022)") == 2.0**-1022
+
+
 def _slow_err(ranking, judged, k, rel, max_label):
     g_max = max([label for label in judged if label >= 0], default=0)
     g_max = max_label if max_label is not None else g_max

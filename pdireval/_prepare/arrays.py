@@ -130,7 +130,7 @@ def series_of(values: pd.Index | Any, name: Any = None) -> pd.Series:
         values = values.array
     if arrow_data(values) is not None:
         return _compat.series_around(values, name=name)
-    if isinstance(values, pd.arrays.NumpyExtensionArray):
+    if type(values) is pd.arrays.NumpyExtensionArray:  # not its subclasses (Python strings)
         values = np.asarray(values)  # its own array (to_numpy scans objects in pandas 2)
     return pd.Series(values, dtype=values.dtype, copy=False, name=name)
 

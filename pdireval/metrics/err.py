@@ -11,6 +11,10 @@ from pdireval._prepare.ranked import Ranked
 from pdireval.metrics._base import Family, Param, integer_at_least, register, rel_param
 from pdireval.metrics._segments import group_cumsum
 
+#: The largest top grade whose stop probabilities float64 holds: R = (2^g - 1) / 2^g_max
+#: of the lowest relevant grade (1) stays a normal number (>= 2^-1022) up to g_max = 1022.
+_LARGEST_MAX_LABEL = 1022
+
 
 def _max_label(name: str, value: Any) -> int | str:
     if value == "query":
@@ -18,7 +22,16 @@ def _max_label(name: str, value: Any) -> int | str:
     if isinstance(value, str):
         msg = f"parameter {name}= must be a whole number >= 1 or 'query', got {value!r}"
         raise MetricError(msg)
-    return integer_at_least(1)(name, value)
+    top = integer_at_least(1)(name, value)
+    if top > _LARGEST_MAX_LABEL:
+        msg = (
+            f"parameter {name}={top} is too large: a document of grade 1 would stop the user "
+            f"with probability (2^1 - 1) / 2^{top}, below what a float64 holds, and every "
+            f"ERR would be 0; use the top grade of the relevance scale (at most "
+            f"{_LARGEST_MAX_LABEL}; gdeval's is 4), or a gain mapping for wider scales"
+        )
+        raise MetricError(msg)
+    return top
 
 
 def _err(ranked: Ranked, *, k: int | None, rel: int, max_label: int | str) -> np.ndarray:
