@@ -1066,12 +1066,6 @@ def environment() -> dict:
         info["pyarrow"] = metadata.version("pyarrow")
     except metadata.PackageNotFoundError:
         info["pyarrow"] = None
-    try:
-        from pdireval._prepare.keys import vectorised_sort
-    except ImportError:
-        info["numpy_simd_sort"] = None
-    else:
-        info["numpy_simd_sort"] = vectorised_sort()
     return info
 
 

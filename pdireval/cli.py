@@ -319,7 +319,7 @@ def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, set]:
     if overlap["both"] < overlap["run"]:  # trec_eval leaves them out without a word
         print(
             f"pdireval: note: {overlap['run'] - overlap['both']} of the runs' {overlap['run']} "
-            f"queries have no judgments and are left out, e.g. {overlap['run_only']}",
+            f"queries have no judgments and are left out, e.g. {list(overlap['run_only'])}",
             file=sys.stderr,
         )
     return merged, retrieved

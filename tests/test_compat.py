@@ -92,3 +92,14 @@ def test_concat_same_type_equals_pd_concat(arrays: list) -> None:
     joined = _compat.concat_same_type(arrays)
     expected = pd.concat([pd.Series(a) for a in arrays], ignore_index=True)
     pd.testing.assert_series_equal(pd.Series(joined), expected)
+
+
+@pytest.mark.parametrize("ordered", [False, True])
+def test_categorical_dtype_equals_the_public_one(ordered: bool, shortcuts: bool) -> None:
+    categories = pd.Index(["d2", "d10", "é"], dtype=string_dtype())
+    dtype = _compat.categorical_dtype(categories, ordered)
+    assert dtype == pd.CategoricalDtype(categories, ordered=ordered)
+    assert dtype.categories.equals(categories)
+    codes = np.array([2, 0, 1, 2], dtype=np.int8)
+    built = pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
+    assert built.tolist() == ["é", "d2", "d10", "é"]

@@ -47,14 +47,14 @@ def test_matches_pandas_on_arrow_strings_split_into_chunks(rows, n_chunks: int) 
 
 def _check_in_small_pieces(group: np.ndarray, docs: pd.Series) -> None:
     """Also hash 7 strings and check windows of 3 rows at a time (more edge cases)."""
-    defaults = _keys._BLOCK, _groups._WINDOW
+    defaults = _keys._BLOCK, _groups._WINDOW, _groups._FEW_ROWS
     try:
-        for block, window in (defaults, (7, 3)):
-            _keys._BLOCK, _groups._WINDOW = block, window
+        for settings_ in (defaults, (7, 3, 0), (_keys._BLOCK, _groups._WINDOW, 0)):
+            _keys._BLOCK, _groups._WINDOW, _groups._FEW_ROWS = settings_
             found = repeated_rows(group, docs)
             np.testing.assert_array_equal(found, _expected(group, docs))
     finally:
-        _keys._BLOCK, _groups._WINDOW = defaults
+        _keys._BLOCK, _groups._WINDOW, _groups._FEW_ROWS = defaults
 
 
 @settings(max_examples=100, deadline=None)

@@ -278,12 +278,14 @@ def _slow_residual(ranking, judged, k, p):
     return (1 - p) * unjudged + p ** len(top)
 
 
-def test_err_refuses_a_top_grade_float64_cannot_hold() -> None:
-    """With g_max = 2000 a grade-1 document stops the user with probability 2^-2000:
-    every ERR would be 0. Up to g_max = 1022 the probability is a normal float64."""
-    with pytest.raises(pdireval.MetricError, match=r"max_label=2000 is too large.*at most 1022"):
-        _value(EXAMPLE, "ERR(max_label=2000)")
-    assert _value(_ranking([1]), "ERR(max_label=1022)") == 2.0**-1022
+def test_err_with_a_top_grade_far_above_the_labels_is_exact_or_underflows() -> None:
+    """R = (2^g - 1) / 2^g_max is formed without a power that could overflow: exact while
+    float64 holds it, and its nearest float64 -- 0 -- below 2^-1074 (g_max = 2000 on
+    labels 1 and 3: about 4.5 * 2^-2000)."""
+    assert _value(_ranking([1]), "ERR(max_label=1000)") == 2.0**-1000
+    assert _value(_ranking([3, 1]), "ERR(max_label=1000)") == 7 * 2.0**-1000 + 2.0**-1001
+    assert _value(_ranking([1, 3]), "ERR(max_label=2000)") == 0.0
+    assert _value(_ranking([2000, 1]), "ERR(max_label=2000)") == 1.0
 
 
 def _slow_err(ranking, judged, k, rel, max_label):

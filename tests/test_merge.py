@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -197,7 +199,7 @@ def test_partial_overlap_is_recorded_on_the_merged_frame() -> None:
         "run": 3,
         "qrels": 2,
         "both": 1,
-        "run_only": ["2", "3"],
+        "run_only": ("2", "3"),  # read-only; a list once through JSON
     }
     # The unjudged run queries are not evaluated under the default query policy.
     assert merged.ireval.evaluate("AP").index.tolist() == ["1", "4"]
@@ -218,24 +220,40 @@ def test_overlap_of_ids_without_keys(kind: str) -> None:
     qrels = pd.DataFrame({"query": [ids[0], ids[0], ids[1]], "doc": ["a", "z", "b"], "rel": 1})
     merged = pdireval.merge_qrels(run, qrels)
     assert merged.attrs["pdireval"]["queries"]["both"] == 2
-    assert merged.attrs["pdireval"]["queries"]["run_only"] == [ids[3]]
+    assert merged.attrs["pdireval"]["queries"]["run_only"] == (ids[3],)
     with pytest.raises(pdireval.SchemaError, match="the run has its 3 queries"):
         pdireval.merge_qrels(
             run, qrels.assign(query=[9.5, 9.5, 8.5] if kind == "float" else ["x"] * 3)
         )
 
 
-def test_merge_record_holds_only_roles_and_overlap_and_pickles() -> None:
+def test_merge_record_is_read_only_shared_by_derived_frames_and_pickles() -> None:
+    """The record holds the roles and the query overlap only -- nothing a later call
+    trusts about the data -- and is shared, not deep-copied, by derived frames."""
+    import copy
     import pickle
 
-    run = pd.DataFrame({"query": ["q1", "q1"], "doc": ["a", "b"], "score": [2.0, 1.0]})
+    run = pd.DataFrame({"query": ["q1", "q1", "q2"], "doc": ["a", "b", "a"], "score": 1.0})
     qrels = pd.DataFrame({"query": ["q1"], "doc": ["a"], "rel": [1]})
     merged = pdireval.merge_qrels(run, qrels)
     record = merged.attrs["pdireval"]
     assert set(record) == {"columns", "queries"}
     assert record["queries"]["both"] == 1
+    assert list(record["queries"]["run_only"]) == ["q2"]
+    for change in (
+        lambda: record.__setitem__("queries", {}),
+        lambda: record.update(columns={}),
+        lambda: record["columns"].__setitem__("query", "doc"),
+        lambda: record["queries"].pop("both"),
+    ):
+        with pytest.raises(TypeError, match="read-only"):
+            change()
+    derived = merged[merged["score"] > 0]
+    assert derived.attrs["pdireval"] is record  # shared, not deep-copied by pandas
+    assert copy.deepcopy(record) is record
     restored = pickle.loads(pickle.dumps(merged))
-    assert restored.attrs["pdireval"] == record
+    assert type(restored.attrs["pdireval"]) is dict
+    assert restored.attrs["pdireval"]["queries"]["run_only"] == ["q2"]
     assert pdireval.evaluate(restored, "AP").equals(pdireval.evaluate(merged, "AP"))
 
 
@@ -284,7 +302,9 @@ def test_a_merged_frame_round_trips_through_parquet_with_its_record(dtype: str, 
     path = tmp_path / "merged.parquet"
     merged.to_parquet(path)  # pandas stores attrs as JSON: the record must be JSON
     restored = pd.read_parquet(path)
-    assert restored.attrs["pdireval"]["queries"] == merged.attrs["pdireval"]["queries"]
+    assert restored.attrs["pdireval"]["queries"] == json.loads(
+        json.dumps(merged.attrs["pdireval"]["queries"])
+    )
     read_back, original = pdireval.evaluate(restored, "AP"), pdireval.evaluate(merged, "AP")
     assert read_back["AP"].tolist() == original["AP"].tolist()  # ids may come back in
     assert (

@@ -53,6 +53,7 @@ def _routes(data: st.DataObject) -> Iterator[None]:
         (groups, "_BLOCKS_FROM_ROWS"): [groups._BLOCKS_FROM_ROWS, 0],
         (groups, "_ARROW_INTEGERS_FROM_ROWS"): [groups._ARROW_INTEGERS_FROM_ROWS, 0],
         (groups, "_WINDOW"): [groups._WINDOW, 3],
+        (groups, "_FEW_ROWS"): [groups._FEW_ROWS, 0],
         (keys, "_MAX_TABLE_BITS"): [keys._MAX_TABLE_BITS, 1],
         (keys, "_PAIR_MIX"): [keys._PAIR_MIX, np.uint64(0)],  # pair keys ignore the query
         (ordering, "_COUNTING_PASSES"): [ordering._COUNTING_PASSES, 0, 10**9],

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 
 import pandas as pd
 
@@ -23,6 +23,7 @@ __all__ = [
     "ROLES",
     "SYNONYMS",
     "ColumnMap",
+    "MergeRecord",
     "ResolvedColumns",
     "as_column_map",
     "check_frame",
@@ -41,6 +42,59 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
 
 #: Key of ``DataFrame.attrs`` under which merge_qrels records the roles it used.
 ATTRS_KEY = "pdireval"
+
+
+class MergeRecord(dict):
+    """What ``merge_qrels`` recorded on its result, under ``frame.attrs["pdireval"]``:
+    the column roles it used and how the run's queries overlap the judged ones.
+
+    Read-only all the way down, so that the frames pandas derives from the result share
+    it instead of copying it: pandas deep-copies ``attrs`` whenever it makes a Series or
+    frame from another (every column read), which for a dict of dicts costs more than
+    many of the operations themselves. A plain ``dict`` when pickled, and plain JSON for
+    ``to_parquet``.
+
+    Examples
+    --------
+    >>> record = MergeRecord({"columns": {"query": "qid"}, "queries": {"run_only": ["q9"]}})
+    >>> record["queries"]["run_only"]
+    ('q9',)
+    >>> import copy
+    >>> copy.deepcopy(record) is record
+    True
+    """
+
+    def __init__(self, record: Mapping[str, Any]) -> None:
+        super().__init__({key: _read_only(value) for key, value in record.items()})
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> MergeRecord:
+        return self
+
+    def __reduce__(self) -> tuple[type[dict], tuple[dict[str, Any]]]:
+        return dict, (_plain(self),)
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> NoReturn:
+        msg = "merge_qrels' record is read-only; copy it with dict(...) to change it"
+        raise TypeError(msg)
+
+    __setitem__ = __delitem__ = _refuse
+    update = pop = popitem = clear = setdefault = __ior__ = _refuse
+
+
+def _read_only(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return MergeRecord(value)
+    if isinstance(value, list | tuple):
+        return tuple(_read_only(item) for item in value)
+    return value
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, tuple):
+        return [_plain(item) for item in value]
+    return value
 
 
 Column = str | Literal[False] | None

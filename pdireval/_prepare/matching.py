@@ -147,6 +147,10 @@ def join_resolved(
     both, and group the rows the merged frame would have; no column of that frame is
     built unless ``keep_ids`` (then the converted ids, and the merged run and query id
     columns, are kept; otherwise they are freed once grouped).
+
+    Without ``keep_ids`` the run is about to be evaluated: its documents are checked for
+    repeats here, with the keys the matching computed. A merged frame is checked when it
+    is evaluated, as every frame is.
     """
     _refuse_unusable_roles(run, qrels, run_cols, qrels_cols)
     theirs, labels = _qrels_ids(qrels, qrels_cols)
@@ -177,7 +181,8 @@ def join_resolved(
     if check_overlap and len(run):
         _refuse_no_overlap(overlap, (mine.ids["query"], mine.ids["doc"]), theirs, row)
     ids = mine.ids if keep_ids else {"doc": mine.ids["doc"]}  # messages name the run's own ids
-    check_unique_docs(run, run_cols, group[: len(run)], doc_keys=mine.doc_keys, ids=ids)
+    if not keep_ids:
+        check_unique_docs(run, run_cols, group[: len(run)], doc_keys=mine.doc_keys, ids=ids)
     return Joined(
         ids=ids,
         group=group,

@@ -13,6 +13,7 @@ from pdireval._prepare.columns import (
     ATTRS_KEY,
     SYNONYMS,
     ColumnMap,
+    MergeRecord,
     ResolvedColumns,
     as_column_map,
 )
@@ -62,7 +63,9 @@ def merge_qrels(
     SchemaError
         Missing or ambiguous columns, missing ids, ids of kinds that can never match,
         a (query, doc) judged twice, or a non-empty run that shares no query -- or no
-        document -- with the qrels (the ids of both sides are named).
+        document -- with the qrels (the ids of both sides are named). A document the run
+        lists twice for one query is kept twice, each row with its label: evaluating
+        the frame refuses it, as it refuses any frame with such rows.
 
     Examples
     --------
@@ -148,7 +151,7 @@ def merge_subtopics(
     expanded = expanded.drop(columns="__label")
     record = dict(merged.attrs[ATTRS_KEY])
     record["columns"] = {**record["columns"], "subtopic": subtopic}
-    expanded.attrs = {ATTRS_KEY: record}
+    expanded.attrs = {ATTRS_KEY: MergeRecord(record)}
     return expanded
 
 
@@ -186,7 +189,7 @@ def merge_resolved(
 
     roles = _recorded_roles(run, run_cols)
     roles["rel"] = rel_name
-    result.attrs = {ATTRS_KEY: {"columns": roles, "queries": joined.overlap.summary()}}
+    result.attrs = {ATTRS_KEY: MergeRecord({"columns": roles, "queries": joined.overlap.summary()})}
     return result
 
 

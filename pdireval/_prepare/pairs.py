@@ -68,11 +68,17 @@ def match_pairs(
     >>> [part.tolist() for part in match_pairs(run, qrels, (False, False))]
     [[1, 2], [1, 0]]
     """
-    run_keys, qrels_keys = run.doc_keys, qrels.doc_keys
-    candidates = _maybe_judged(run.doc, qrels.doc, convert[1], run_keys, qrels_keys)
+    run_keys, category_keys_ = run.doc_keys, None
+    if run_keys is None and isinstance(run.doc.dtype, pd.CategoricalDtype):
+        category_keys_ = category_keys(run.doc.cat.categories)  # once: there may be millions
+    candidates = _maybe_judged(run, qrels, convert[1], category_keys_)
     left = IdPairs(take(run.query, candidates), take(run.doc, candidates))
     if qrels.pairs is not None:  # the candidates' doc keys are the run's, taken
-        left_doc_keys = None if run_keys is None else run_keys[candidates]
+        left_doc_keys = None
+        if run_keys is not None:
+            left_doc_keys = run_keys[candidates]
+        elif category_keys_ is not None:
+            left_doc_keys = category_keys_[run.doc.array.codes[candidates]]
         left_keys = pair_keys(left.query, left.doc, left_doc_keys)
         if left_keys is not None:
             rows, judgments = join_on_keys(left_keys, *qrels.pairs)
@@ -100,25 +106,20 @@ def _joined_by_value(
 
 
 def _maybe_judged(
-    run_doc: pd.Series,
-    q_doc: pd.Series,
-    differ: bool,
-    run_keys: np.ndarray | None,
-    judged_keys: np.ndarray | None,
+    run: IdPairs, qrels: IdPairs, differ: bool, run_category_keys: np.ndarray | None
 ) -> np.ndarray:
     """Run rows whose doc may be judged: all rows that are, and a few percent more.
 
-    ``run_keys`` and ``judged_keys`` are the keys of ``run_doc`` and ``q_doc`` (keys
-    depend on the values only, whatever the dtype, so they compare); categorical docs
-    are looked up by category instead.
+    Keys depend on the values only, whatever the dtype, so the two sides' keys compare;
+    categorical run docs are looked up by category (``run_category_keys``).
     """
-    if isinstance(run_doc.dtype, pd.CategoricalDtype) and judged_keys is not None:
-        keys = category_keys(run_doc.cat.categories)
-        if keys is not None:
-            return np.flatnonzero(key_table_hits(keys, judged_keys)[run_doc.array.codes])
-    if run_keys is None or judged_keys is None:
+    judged_keys = qrels.doc_keys
+    if run_category_keys is not None and judged_keys is not None:
+        hits = key_table_hits(run_category_keys, judged_keys)
+        return np.flatnonzero(hits[run.doc.array.codes])
+    if run.doc_keys is None or judged_keys is None:
         if differ:
-            run_docs = pd.Series(as_python_objects(run_doc))
-            return np.flatnonzero(run_docs.isin(set(as_python_objects(q_doc))).to_numpy())
-        return np.flatnonzero(run_doc.isin(q_doc.unique()).to_numpy())
-    return np.flatnonzero(key_table_hits(run_keys, judged_keys))
+            run_docs = pd.Series(as_python_objects(run.doc))
+            return np.flatnonzero(run_docs.isin(set(as_python_objects(qrels.doc))).to_numpy())
+        return np.flatnonzero(run.doc.isin(qrels.doc.unique()).to_numpy())
+    return np.flatnonzero(key_table_hits(run.doc_keys, judged_keys))

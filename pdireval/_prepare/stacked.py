@@ -95,7 +95,7 @@ def _extend_categorical(column: pd.Categorical, extra: object) -> pd.Categorical
         added, new_codes = _unique_in_order(extra[new])
         codes[new] = len(categories) + new_codes
         combined = added if len(categories) == 0 else _categories_then(categories, added)
-        dtype = pd.CategoricalDtype(combined, ordered=bool(column.ordered))
+        dtype = _compat.categorical_dtype(combined, bool(column.ordered))  # distinct: new
     codes = np.concatenate([column.codes, codes.astype(column.codes.dtype, copy=False)])
     return pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
 

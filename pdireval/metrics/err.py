@@ -11,10 +11,6 @@ from pdireval._prepare.ranked import Ranked
 from pdireval.metrics._base import Family, Param, integer_at_least, register, rel_param
 from pdireval.metrics._segments import group_cumsum
 
-#: The largest top grade whose stop probabilities float64 holds: R = (2^g - 1) / 2^g_max
-#: of the lowest relevant grade (1) stays a normal number (>= 2^-1022) up to g_max = 1022.
-_LARGEST_MAX_LABEL = 1022
-
 
 def _max_label(name: str, value: Any) -> int | str:
     if value == "query":
@@ -22,16 +18,7 @@ def _max_label(name: str, value: Any) -> int | str:
     if isinstance(value, str):
         msg = f"parameter {name}= must be a whole number >= 1 or 'query', got {value!r}"
         raise MetricError(msg)
-    top = integer_at_least(1)(name, value)
-    if top > _LARGEST_MAX_LABEL:
-        msg = (
-            f"parameter {name}={top} is too large: a document of grade 1 would stop the user "
-            f"with probability (2^1 - 1) / 2^{top}, below what a float64 holds, and every "
-            f"ERR would be 0; use the top grade of the relevance scale (at most "
-            f"{_LARGEST_MAX_LABEL}; gdeval's is 4), or a gain mapping for wider scales"
-        )
-        raise MetricError(msg)
-    return top
+    return integer_at_least(1)(name, value)
 
 
 def _err(ranked: Ranked, *, k: int | None, rel: int, max_label: int | str) -> np.ndarray:
@@ -85,7 +72,10 @@ ERR = register(
         (labels above g_max count as g_max, where gdeval stops). ``max_label='query'``
         takes each query's largest judged label instead, which makes a query's ERR
         comparable across runs but not across queries. 0 when the query has no label
-        >= rel.
+        >= rel. No power of two is formed, so no g_max overflows; a g_max far above the
+        labels makes R tiny, and below float64's smallest number (g_max - g > 1074,
+        e.g. ``max_label=2000`` on labels 0..3) the value is reported as its nearest
+        float64, 0.
 
         References
         ----------
