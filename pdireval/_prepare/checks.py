@@ -8,7 +8,7 @@ A refusal says what was found, where, and how to fix it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 import pandas as pd
@@ -219,12 +219,7 @@ def _integer_ranks(
         if present is not None:
             negative &= present
         if negative.any():
-            msg = (
-                f"column {name!r} (rank) must hold whole numbers >= 0 (1 or 0 = top), "
-                f"found {rank[negative][:3].tolist()}; leave it empty (NaN) for judged but "
-                "unretrieved rows"
-            )
-            raise SchemaError(msg)
+            _refuse_ranks(name, rank[negative])
     return rank.astype(np.int64, copy=False), present
 
 
@@ -235,30 +230,27 @@ def _ranks(values: pd.Series, name: str, validate: bool) -> FloatArray:
     float64) are replaced by their order among all ranks, which keeps every ranking.
     """
     rank = numeric(values, name, "rank")
-    if validate and pd.api.types.is_integer_dtype(values.dtype):
-        # whole numbers by their dtype: only the sign needs a look (NaN compares False)
-        if np.any(rank < 0):
-            bad = rank[rank < 0]
-            msg = (
-                f"column {name!r} (rank) must hold whole numbers >= 0 (1 or 0 = top), "
-                f"found {bad[:3].tolist()}; leave it empty (NaN) for judged but unretrieved rows"
-            )
-            raise SchemaError(msg)
-    elif validate:
+    if validate:  # whole numbers by their dtype need only a look at the sign
         finite = rank[~np.isnan(rank)]
-        bad = finite[(finite < 0) | (finite != np.round(finite)) | ~np.isfinite(finite)]
-        if len(bad):
-            msg = (
-                f"column {name!r} (rank) must hold whole numbers >= 0 (1 or 0 = top), "
-                f"found {bad[:3].tolist()}; leave it empty (NaN) for judged but unretrieved rows"
-            )
-            raise SchemaError(msg)
+        bad = finite < 0
+        if not pd.api.types.is_integer_dtype(values.dtype):
+            bad |= (finite != np.round(finite)) | ~np.isfinite(finite)
+        if bad.any():
+            _refuse_ranks(name, finite[bad])
     if len(rank) and np.nanmax(rank, initial=0.0) >= _LARGEST_PACKED_RANK:
         if not pd.api.types.is_integer_dtype(values.dtype):
             values = pd.Series(rank)  # floats: their order is all there is
         codes, _ = pd.factorize(values, sort=True, use_na_sentinel=True)
         rank = np.where(codes < 0, np.nan, codes.astype(np.float64))
     return rank
+
+
+def _refuse_ranks(name: str, bad: np.ndarray) -> NoReturn:
+    msg = (
+        f"column {name!r} (rank) must hold whole numbers >= 0 (1 or 0 = top), "
+        f"found {bad[:3].tolist()}; leave it empty (NaN) for judged but unretrieved rows"
+    )
+    raise SchemaError(msg)
 
 
 def group_times(
@@ -289,10 +281,7 @@ def group_times(
     np.maximum.at(high, group[given], seconds[given])
     differ = np.flatnonzero(high > low)
     if len(differ):
-        at = np.flatnonzero(given & (group == differ[0]))[0]
-        where = f"query {frame[columns.name('query')].iloc[at]!r}"
-        if columns.run is not None:
-            where += f" of run {frame[columns.run].iloc[at]!r}"
+        where = _ranking_at(frame, columns, np.flatnonzero(given & (group == differ[0]))[0])
         msg = (
             f"column {name!r} (time) holds several times for {where} ({low[differ[0]]:g} and "
             f"{high[differ[0]]:g} s); a time is per query: give every row of the query the "
@@ -302,11 +291,18 @@ def group_times(
     return np.where(np.isfinite(low), low, np.nan)
 
 
-def refuse_repeated_ranks(frame: pd.DataFrame, columns: ResolvedColumns, rows: IntArray) -> None:
-    at = int(rows[0])
-    where = f"query {frame[columns.query].iloc[at]!r}"
+def _ranking_at(frame: pd.DataFrame, columns: ResolvedColumns, row: int) -> str:
+    """The ranking a row belongs to, for messages: its query (and run)."""
+    where = f"query {frame[columns.name('query')].iloc[row]!r}"
     if columns.run is not None:
-        where += f" of run {frame[columns.run].iloc[at]!r}"
+        where += f" of run {frame[columns.run].iloc[row]!r}"
+    return where
+
+
+def refuse_repeated_ranks(frame: pd.DataFrame, columns: ResolvedColumns, rows: IntArray) -> None:
+    """Refuse ranks repeated within a ranking (``rows``: the frame rows holding them)."""
+    at = int(rows[0])
+    where = _ranking_at(frame, columns, at)
     msg = (
         f"rank {int(frame[columns.rank].iloc[at])} appears more than once for {where} "
         f"({len(rows)} row(s) with a repeated rank in all); each document of a ranking "
