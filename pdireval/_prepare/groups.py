@@ -11,6 +11,7 @@ their doc id's key; only rows whose keys collide are compared exactly.
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -202,16 +203,13 @@ def repeated_rows(
     """
     if len(group) <= _FEW_ROWS:
         return _repeated_among_few(group, docs)
+    layout = _Layout.of(group)
+    if keys is None and layout is not None and not layout.may_repeat(group, docs):
+        return np.zeros(0, dtype=np.int64)  # each piece's keys made and checked in turn
     if keys is None:
-        categorical = isinstance(docs.dtype, pd.CategoricalDtype)  # codes: keys in a column
-        keys = docs.array.codes.astype(np.uint64) if categorical else id_keys(docs)
-    if keys is None:
-        keys = pd.factorize(docs)[0].astype(np.uint64)
-    for begin in range(0, len(keys), _WINDOW):  # in pieces: no full-length temporary
-        mixed = group[begin : begin + _WINDOW].astype(np.uint64)
-        mixed *= _MIX
-        keys[begin : begin + _WINDOW] ^= mixed
-    suspects = _colliding(keys, group)
+        keys = _doc_keys(docs)
+    _mix_in(keys, group)
+    suspects = _colliding(keys, group, layout)
     if not len(suspects):
         return np.zeros(0, dtype=np.int64)
     suspected = take(docs, suspects)
@@ -220,6 +218,78 @@ def repeated_rows(
         {"group": group[suspects], "doc": (suspected if converted is None else converted).array}
     )
     return suspects[exact.duplicated().to_numpy()]
+
+
+def _doc_keys(docs: pd.Series) -> np.ndarray:
+    """A uint64 per row, equal for equal doc ids (unequal ones rarely collide); a new array."""
+    if isinstance(docs.dtype, pd.CategoricalDtype):  # the codes: keys in the column
+        return docs.array.codes.astype(np.uint64)
+    keys = id_keys(docs)
+    return pd.factorize(docs)[0].astype(np.uint64) if keys is None else keys
+
+
+def _mix_in(keys: np.ndarray, group: np.ndarray) -> None:
+    """Make ``keys`` (of docs) keys of (group, doc), in place, a window at a time."""
+    for begin in range(0, len(keys), _WINDOW):  # in pieces: no full-length temporary
+        mixed = group[begin : begin + _WINDOW].astype(np.uint64)
+        mixed *= _MIX
+        keys[begin : begin + _WINDOW] ^= mixed
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Where the rows of each group lie, when most groups are one block of rows (a run in
+    run order): the rows of the groups split over several blocks (e.g. judged documents
+    appended after a run), and windows of whole blocks, about ``_WINDOW`` rows each.
+    Rows of a group are compared with each other only, so each piece is checked alone.
+    """
+
+    split_rows: np.ndarray
+    windows: list[tuple[int, int]]
+
+    @classmethod
+    def of(cls, group: np.ndarray) -> _Layout | None:
+        """The layout of ``group``; None when most groups are small or scattered."""
+        n = len(group)
+        new_block = np.empty(n, dtype=bool)
+        new_block[0] = True
+        np.not_equal(group[1:], group[:-1], out=new_block[1:])
+        if np.count_nonzero(new_block) * 4 > n:
+            return None
+        starts = np.flatnonzero(new_block)
+        split = np.bincount(group[starts])[group[starts]] > 1
+        length = np.diff(np.r_[starts, n])
+        if int(length[split].sum()) * 2 > n:
+            return None
+        split_starts, split_length = starts[split], length[split]
+        offset = np.repeat(split_starts - (np.cumsum(split_length) - split_length), split_length)
+        at = np.searchsorted(starts, np.arange(0, n, _WINDOW), side="right") - 1
+        bounds = starts[np.unique(at)].tolist()
+        windows = list(zip(bounds, [*bounds[1:], n], strict=True))
+        return cls(offset + np.arange(len(offset)), windows)
+
+    def pieces(self, keys: np.ndarray) -> list[np.ndarray]:
+        """``keys`` of each piece: the split groups' rows, then each window's."""
+        first = [keys[self.split_rows]] if len(self.split_rows) else []
+        return first + [keys[lo:hi] for lo, hi in self.windows]
+
+    def may_repeat(self, group: np.ndarray, docs: pd.Series) -> bool:
+        """False when no (group, doc) repeats; True may be wrong only in that direction.
+
+        Each piece's keys are made and checked in turn: no key array as long as the frame.
+        """
+        table = slot_table(_WINDOW)
+        pieces: list[tuple[np.ndarray, pd.Series]] = []
+        if len(self.split_rows):
+            pieces.append((group[self.split_rows], take(docs, self.split_rows)))
+        for lo, hi in self.windows:
+            pieces.append((group[lo:hi], docs.iloc[lo:hi]))
+        for piece_group, piece_docs in pieces:
+            keys = _doc_keys(piece_docs)
+            _mix_in(keys, piece_group)
+            if has_repeat(keys, table):
+                return True
+        return False
 
 
 #: Rows up to which repeats are found from exact codes of the docs (Arrow's dictionary
@@ -250,9 +320,16 @@ def _doc_codes(docs: pd.Series) -> np.ndarray:
     return pd.factorize(source)[0].astype(np.int64)
 
 
-def _colliding(keys: np.ndarray, group: np.ndarray) -> np.ndarray:
-    """Sorted positions of the rows whose key equals another row's key."""
-    if not _may_collide(keys, group):
+def _colliding(keys: np.ndarray, group: np.ndarray, layout: _Layout | None) -> np.ndarray:
+    """Sorted positions of the rows whose (group, doc) key equals another row's."""
+    if len(keys) < 2:
+        return np.zeros(0, dtype=np.int64)
+    if layout is None:  # all keys at once
+        repeats = has_repeat(keys)
+    else:  # each piece alone, in the CPU cache
+        table = slot_table(_WINDOW)
+        repeats = any(has_repeat(piece, table) for piece in layout.pieces(keys))
+    if not repeats:
         return np.zeros(0, dtype=np.int64)
     order = np.argsort(keys, kind="stable")
     sorted_keys = keys[order]
@@ -261,36 +338,3 @@ def _colliding(keys: np.ndarray, group: np.ndarray) -> np.ndarray:
     colliding[order[1:][same]] = True
     colliding[order[:-1][same]] = True
     return np.flatnonzero(colliding)
-
-
-def _may_collide(keys: np.ndarray, group: np.ndarray) -> bool:
-    """False when all keys are distinct (True may be wrong only in that direction).
-
-    Rows of a group are compared with each other only: the groups whose rows form one
-    block are checked a window of blocks at a time; the rows of groups split over
-    several blocks (e.g. judged documents appended after a run) are checked together.
-    With most groups split (shuffled rows) all keys are checked at once.
-    """
-    if len(keys) < 2:
-        return False
-    new_block = np.empty(len(group), dtype=bool)
-    new_block[0] = True
-    np.not_equal(group[1:], group[:-1], out=new_block[1:])
-    if np.count_nonzero(new_block) * 4 > len(keys):  # small or scattered groups
-        return has_repeat(keys)
-    starts = np.flatnonzero(new_block)
-    blocks_of_group = np.bincount(group[starts])
-    split = blocks_of_group[group[starts]] > 1
-    length = np.diff(np.r_[starts, len(keys)])
-    if int(length[split].sum()) * 2 > len(keys):
-        return has_repeat(keys)
-    table = slot_table(min(len(keys), _WINDOW))  # scratch space of every window
-    if split.any():
-        split_starts, split_length = starts[split], length[split]
-        offset = np.repeat(split_starts - (np.cumsum(split_length) - split_length), split_length)
-        if has_repeat(keys[offset + np.arange(len(offset))], table):
-            return True
-    at = np.searchsorted(starts, np.arange(0, len(keys), _WINDOW), side="right") - 1
-    bounds = starts[np.unique(at)].tolist()
-    windows = zip(bounds, [*bounds[1:], len(keys)], strict=True)
-    return any(has_repeat(keys[lo:hi], table) for lo, hi in windows)
