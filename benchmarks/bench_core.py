@@ -1049,8 +1049,7 @@ def environment() -> dict:
     Returns
     -------
     dict
-        Python, platform, CPU model and count, whether numpy sorts 64-bit integers with
-        SIMD instructions here (pdireval chooses its sorts by it), and numpy/pandas/pyarrow
+        Python, platform, CPU model and count, the load average, and numpy/pandas/pyarrow
         versions.
     """
     info = {
