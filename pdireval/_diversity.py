@@ -71,6 +71,27 @@ def _discount(kind: str, depth: np.ndarray) -> np.ndarray:
     return 1.0 / np.log2(1.0 + depth) if kind == "log" else 1.0 / depth
 
 
+_SERIES_BLOCK = 1 << 20  # ranks summed at a time
+
+
+def _rank_series(kind: str, alpha: float, k: int) -> float:
+    """``sum over r = 1..k of (1 - alpha)^(r - 1) * discount(r)``, a block of ranks at a
+    time, and stopping where the rest cannot change a float64: after rank r the rest is
+    at most (1 - alpha)^r / alpha of the first term. A cutoff far beyond any ranking costs
+    no memory, and with alpha > 0 no time.
+    """
+    total, start = 0.0, 1
+    while start <= k:
+        ranks = np.arange(float(start), float(min(k, start + _SERIES_BLOCK - 1)) + 1.0)
+        terms = (1.0 - alpha) ** (ranks - 1) * _discount(kind, ranks)
+        total += float(np.sum(terms))
+        start += len(ranks)
+        rest = (1.0 - alpha) ** (start - 1) / alpha if alpha > 0 else np.inf
+        if rest <= total * 1e-17:
+            break
+    return total
+
+
 def _ideal_gains(
     group: np.ndarray,
     doc: np.ndarray,
@@ -158,12 +179,14 @@ def diversity_values(
             assert k is not None
             inside = r_pos <= k
             value = total(inside, weight * _discount(kind, r_pos))
-            ranks = np.arange(1.0, int(k) + 1.0)
             if family in ("alpha_DCG", "ERR_IA"):
-                best_case = n_sub * np.sum((1.0 - alpha) ** (ranks - 1) * _discount(kind, ranks))
+                best_case = n_sub * _rank_series(kind, alpha, int(k))
                 return value if k == 1 else np.where(n_sub > 0, value / best_case, 0.0)
+            # the ideal ranking holds the relevant documents only: deeper ranks add nothing
+            depth = min(int(k), int(np.bincount(pair_group, minlength=1).max(initial=0)))
+            ranks = np.arange(1.0, depth + 1.0)
             ideal = _ideal_gains(
-                pair_group, row, subtopic, doc_order, n_groups, int(k), alpha
+                pair_group, row, subtopic, doc_order, n_groups, depth, alpha
             ) @ _discount(kind, ranks)
             return np.where(ideal > 0, value / ideal, 0.0)
         if family == "P_IA":

@@ -24,7 +24,7 @@ from pdireval._prepare.prepare import Prepared, positions, prepare
 from pdireval.metrics import Metric
 from pdireval.typing import ColumnsLike
 
-__all__ = ["per_query", "prepared", "tie_groups"]
+__all__ = ["documents", "per_query", "prepared", "tie_groups"]
 
 
 def _documents(
@@ -35,6 +35,17 @@ def _documents(
         return frame, resolved, None
     collapsed, subtopics = _diversity.split(frame, resolved)
     return collapsed, dataclasses.replace(resolved, subtopic=None), subtopics
+
+
+def documents(
+    frame: pd.DataFrame, resolved: ResolvedColumns
+) -> tuple[pd.DataFrame, ResolvedColumns]:
+    """The frame with one row per (run, query, doc): a frame of judgments per subtopic
+    (what :func:`pdireval.merge_qrels` builds from diversity qrels) collapsed to each
+    document's best label; any other frame as it is.
+    """
+    collapsed, resolved, _ = _documents(frame, resolved)
+    return collapsed, resolved
 
 
 def _judged(

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval._errors import MissingDependencyError
+from pdireval._escape import excel_is_formula, excel_text
 from pdireval._format import BETTER, WORSE, best_runs, format_p, p_decimals
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -76,6 +77,19 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
+def _written(cell: Any, value: Any) -> Any:
+    """``cell`` holding ``value``; a text a spreadsheet would read as a formula (``=...``,
+    ``+...``, ``-...``, ``@...``) is stored as text and shown as typed.
+    """
+    if isinstance(value, str):
+        value = excel_text(value)
+    cell.value = value
+    if isinstance(value, str) and excel_is_formula(value):
+        cell.data_type = "s"  # a string cell: never evaluated
+        cell.quotePrefix = True  # and marked as text, as a leading apostrophe marks it
+    return cell
+
+
 class _Sheet:
     """One worksheet written row by row, with one font and fitted column widths."""
 
@@ -91,7 +105,7 @@ class _Sheet:
     def cell(self, row: int, column: int, value: Any, **style: Any) -> Any:
         from openpyxl.styles import Alignment, PatternFill
 
-        cell = self.sheet.cell(row=row, column=column, value=value)
+        cell = _written(self.sheet.cell(row=row, column=column), value)
         cell.font = self.bold if style.get("bold") else self.font
         if style.get("format"):
             cell.number_format = style["format"]
@@ -113,7 +127,7 @@ class _Sheet:
         """A note under the table, wrapped across the table's width."""
         from openpyxl.styles import Alignment
 
-        cell = self.sheet.cell(row=row, column=1, value=text)
+        cell = _written(self.sheet.cell(row=row, column=1), text)
         cell.font = self.font
         cell.alignment = Alignment(wrap_text=True, vertical="top")
         if columns > 1:

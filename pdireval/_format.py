@@ -13,7 +13,7 @@ line -- so that a table reads the same wherever it is pasted:
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -174,21 +174,32 @@ class Marks:
         ways = {better for better, _ in self.of_cell(run, metric)}
         return 0 if len(ways) != 1 else (1 if ways == {True} else -1)
 
-    def legend(self) -> str:
-        """One sentence that explains the marks and names the test."""
+    def legend(
+        self,
+        name: Callable[[object], str] = str,
+        symbols: tuple[str, str, str] = (BETTER, WORSE, "alpha"),
+    ) -> str:
+        """One sentence that explains the marks and names the test.
+
+        ``name`` writes a baseline's name for the output format (escaping it);
+        ``symbols`` are how the format writes ▲, ▼ and alpha.
+        """
         if not self.baselines:
             return "No comparison."
         if len(self.baselines) == 1:
-            against = f"than {self.baselines[0]}"
+            against = f"than {name(self.baselines[0])}"
         else:
-            named = ", ".join(f"{_letters(i)} = {base}" for i, base in enumerate(self.baselines))
+            named = ", ".join(
+                f"{_letters(i)} = {name(base)}" for i, base in enumerate(self.baselines)
+            )
             against = f"than baseline a, b, ... ({named})"
         test = TESTS.get(self.test, self.test)
         correction = CORRECTIONS.get(self.correction, "no correction")
         plural = "s" if self.n_comparisons != 1 else ""
+        better, worse, alpha = symbols
         return (
-            f"{BETTER}/{WORSE}: significantly better/worse {against}; {test}, {correction} "
-            f"over {self.n_comparisons} comparison{plural}, alpha = {self.alpha:g}."
+            f"{better}/{worse}: significantly better/worse {against}; {test}, {correction} "
+            f"over {self.n_comparisons} comparison{plural}, {alpha} = {self.alpha:g}."
         )
 
 

@@ -10,8 +10,8 @@ marks and legend (:mod:`pdireval._format`).
 
 from __future__ import annotations
 
-import html
 import math
+import re
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +20,9 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
+from pdireval import _escape as escape
 from pdireval._comparison import compare_table, per_query_table
+from pdireval._errors import MetricError
 from pdireval._excel import write_workbook
 from pdireval._format import (
     BETTER,
@@ -309,18 +311,18 @@ class Report:
         if ci:  # mean +- half-width cells are wide: a smaller font and tighter columns
             lines += [r"\small", r"\setlength{\tabcolsep}{4pt}"]
         if caption:
-            lines.append(rf"\caption{{{_latex_escape(caption)}}}")
+            lines.append(rf"\caption{{{escape.latex(caption)}}}")
         if label:
-            lines.append(rf"\label{{{label}}}")
+            lines.append(rf"\label{{{_latex_label(label)}}}")
         lines += [
             r"\begin{tabular}{l" + "r" * len(labels) + "}",
             r"\toprule",
-            " & ".join(["Run", *(_latex_escape(name) for name in labels)]) + r" \\",
+            " & ".join(["Run", *(escape.latex(name) for name in labels)]) + r" \\",
             r"\midrule",
         ]
         marks = self.marks
         for run, row in zip(self.summary.index, self.cells(ci=ci, digits=digits), strict=True):
-            cells = [_latex_escape(str(run))]
+            cells = [escape.latex(run)]
             for name, (text, _, best) in zip(labels, row, strict=True):
                 text = text.replace(" ± ", r" $\pm$ ")
                 if text and best:
@@ -333,11 +335,9 @@ class Report:
                 cells.append(text + (f"$^{{{signs}}}$" if signs else ""))
             lines.append(" & ".join(cells) + r" \\")
         lines += [r"\bottomrule", r"\end{tabular}"]
-        legend = _latex_escape(marks.legend())
-        legend = legend.replace(BETTER, r"$^{\blacktriangle}$").replace(
-            WORSE, r"$^{\blacktriangledown}$"
+        legend = marks.legend(
+            escape.latex, (r"$^{\blacktriangle}$", r"$^{\blacktriangledown}$", r"$\alpha$")
         )
-        legend = legend.replace("alpha", r"$\alpha$")
         lines += [
             r"\par\smallskip\begin{minipage}{\linewidth}\footnotesize",
             legend + " Best value per metric in bold.",
@@ -367,10 +367,10 @@ class Report:
         ['| Run | AP |', '|---|---:|', '| medium | 0.5756 |', '| strong | **0.8781**▲ |',
          '| weak | 0.2161▼ |']
         """
-        header = ["Run", *(str(label) for label in self.summary.columns)]
+        header = ["Run", *(escape.markdown(label) for label in self.summary.columns)]
         rows = [
             [
-                str(run),
+                escape.markdown(run),
                 *((f"**{text}**" if best and text else text) + mark for text, mark, best in cells),
             ]
             for run, cells in zip(self.summary.index, self.cells(ci=ci, digits=digits), strict=True)
@@ -380,7 +380,7 @@ class Report:
             "",
             _markdown_rows(header, rows, numeric=[False] + [True] * (len(header) - 1)),
             "",
-            self.legend() + " Best value per metric in bold.",
+            self.marks.legend(escape.markdown) + " Best value per metric in bold.",
             "",
             "## Comparisons",
             "",
@@ -406,9 +406,9 @@ class Report:
         header = ["Run", *(str(label) for label in self.summary.columns)]
         body = []
         for run, cells in zip(self.summary.index, self.cells(ci=ci, digits=digits), strict=True):
-            shown = [f'<th style="text-align:left">{html.escape(str(run))}</th>']
+            shown = [f'<th style="text-align:left">{escape.html(run)}</th>']
             for (text, _, best), name in zip(cells, header[1:], strict=True):
-                value = f"<b>{html.escape(text)}</b>" if best and text else html.escape(text)
+                value = f"<b>{escape.html(text)}</b>" if best and text else escape.html(text)
                 marks = "".join(
                     f'<span style="color:{"#1a7f37" if better else "#cf222e"}">'
                     f"{BETTER if better else WORSE}{letter}</span>"
@@ -417,7 +417,7 @@ class Report:
                 shown.append(f'<td>{value}<span class="mark">{marks}</span></td>')
             body.append("<tr>" + "".join(shown) + "</tr>")
         head = "".join(
-            f'<th style="text-align:{"left" if i == 0 else "right"}">{html.escape(h)}</th>'
+            f'<th style="text-align:{"left" if i == 0 else "right"}">{escape.html(h)}</th>'
             for i, h in enumerate(header)
         )
         parts = [
@@ -426,7 +426,7 @@ class Report:
             '<table class="paper">',
             f"<thead><tr>{head}</tr></thead>",
             "<tbody>" + "".join(body) + "</tbody></table>",
-            f'<p class="legend">{html.escape(self.legend())} Best value per metric in bold.</p>',
+            f'<p class="legend">{escape.html(self.legend())} Best value per metric in bold.</p>',
             "<details><summary>Comparisons</summary>",
             self.comparison_text(digits).to_html(index=False, border=0, classes="ids3"),
             "</details>",
@@ -511,38 +511,36 @@ _HTML_STYLE = """<style>
 </style>"""
 
 
-def _latex_escape(text: str) -> str:
-    replace = {
-        "\\": r"\textbackslash{}",
-        "&": r"\&",
-        "%": r"\%",
-        "$": r"\$",
-        "#": r"\#",
-        "_": r"\_",
-        "{": r"\{",
-        "}": r"\}",
-        "~": r"\textasciitilde{}",
-        "^": r"\textasciicircum{}",
-    }
-    return "".join(replace.get(char, char) for char in text)
+def _latex_label(label: str) -> str:
+    r"""A ``\label`` key: letters, digits and ``:-_.`` only (LaTeX reads no escapes there)."""
+    if not re.fullmatch(r"[A-Za-z0-9:_.\-]+", str(label)):
+        msg = (
+            f"label={label!r}: a LaTeX label is letters, digits and ':', '-', '_', '.', "
+            "e.g. label='tab:results'"
+        )
+        raise MetricError(msg)
+    return str(label)
 
 
 def _markdown_rows(
     header: Sequence[str], rows: Sequence[Sequence[str]], numeric: list[bool]
 ) -> str:
-    def cell(text: str) -> str:
-        return text.replace("|", r"\|")
-
-    lines = ["| " + " | ".join(cell(h) for h in header) + " |"]
+    """A Markdown table of cells already written for Markdown (names escaped)."""
+    lines = ["| " + " | ".join(header) + " |"]
     lines.append("|" + "|".join("---:" if number else "---" for number in numeric) + "|")
-    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join(lines)
 
 
 def _markdown_frame(frame: pd.DataFrame) -> str:
-    numeric = [name not in ("Run", "Baseline", "Metric", "metric", "query") for name in frame]
-    rows = [[str(value) for value in row] for row in frame.itertuples(index=False)]
-    return _markdown_rows([str(c) for c in frame.columns], rows, numeric)
+    """A table of text cells as Markdown, every cell escaped (names users chose are in
+    it); columns other than names are right-aligned.
+    """
+    names = ("Run", "Baseline", "Metric", "metric", "query")
+    numeric = [str(column) not in names for column in frame.columns]
+    rows = [[escape.markdown(value) for value in row] for row in frame.itertuples(index=False)]
+    header = [escape.markdown(column) for column in frame.columns]
+    return _markdown_rows(header, rows, numeric)
 
 
 def build_report(

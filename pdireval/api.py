@@ -280,6 +280,10 @@ def efficiency(
         (timed queries), ``latency_mean``, ``latency_median``, ``latency_p95``,
         ``latency_p99`` (seconds), ``qps`` (queries per second, answered one after the
         other) and ``mrt`` (mean response time in milliseconds, PyTerrier's name).
+        The queries timed are the judged queries the run answered, those the metrics
+        next to them are computed over; unjudged queries are not evaluated, so their
+        times are not counted (``frame.groupby(["run", "query"])["time"].first()``
+        gives every time).
 
     Raises
     ------

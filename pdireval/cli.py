@@ -303,17 +303,27 @@ def _trec_lines(run, values, summary, measures, retrieved, args) -> list[str]:
 
 
 def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, set]:
+    """The runs merged with the qrels, and the (run, query) pairs that retrieved something.
+
+    One file is one run, as in trec_eval, whatever its tag column holds: the run is named
+    by the tag of its last line (trec_eval's ``runid``), or by its file name when two files
+    end with the same tag.
+    """
     qrels = _reading(args.qrels, read_qrels)
     runs = [_reading(path, read_run) for path in args.runs]
-    names = [name for run in runs for name in run["run"].unique()]
+    names = [_tag(run, path) for run, path in zip(runs, args.runs, strict=True)]
     if len(set(names)) != len(names):  # e.g. two files tagged STANDARD: name runs by file
-        runs = [run.assign(run=Path(path).name) for run, path in zip(runs, args.runs, strict=True)]
         names = [Path(path).name for path in args.runs]
         if len(set(names)) != len(names):
             msg = f"two runs share the tag and the file name {names}; rename one"
             raise _UsageError(msg)
+    runs = [run.assign(run=name) for run, name in zip(runs, names, strict=True)]
+    retrieved = {
+        (name, query)
+        for run, name in zip(runs, names, strict=True)
+        for query in run["query"].unique()
+    }
     run = pd.concat(runs, ignore_index=True)
-    retrieved = set(zip(run["run"], run["query"], strict=True))
     merged = merge_qrels(run, qrels)
     overlap = merged.attrs["pdireval"]["queries"]
     if overlap["both"] < overlap["run"]:  # trec_eval leaves them out without a word
@@ -323,6 +333,11 @@ def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, set]:
             file=sys.stderr,
         )
     return merged, retrieved
+
+
+def _tag(run: pd.DataFrame, path: str) -> str:
+    """A run file's name for results: the tag of its last line, as trec_eval's ``runid``."""
+    return str(run["run"].iloc[-1]) if len(run) else Path(path).name
 
 
 _LARGE_FILE = 50_000_000  # bytes: about a second of reading

@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval._errors import MetricError, SchemaError
+from pdireval._evaluate import documents
 from pdireval._prepare import algorithms
 from pdireval._prepare.checks import check_no_nulls, check_unique_docs, labels_of, ranking_key
 from pdireval._prepare.columns import ColumnMap, as_column_map
@@ -426,6 +427,7 @@ def rank_correlation(
         return rank_biased_overlap(frame, run_a, run_b, p=p, columns=columns)["ext"].rename("rbo")
     _check_method(method)
     resolved = as_column_map(columns).resolve(frame)
+    frame, resolved = documents(frame, resolved)  # judgments per subtopic: one row per doc
     resolved.require(frame, "query", "doc")
     if resolved.rank is None and resolved.score is None:
         msg = f"neither a 'rank' nor a 'score' column found (columns: {list(frame.columns)})"

@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval._errors import MetricError, SchemaError
+from pdireval._evaluate import documents
 from pdireval._prepare.arrays import take
 from pdireval._prepare.columns import ColumnMap, as_column_map
 from pdireval._prepare.prepare import positions
@@ -327,6 +328,7 @@ def rank_biased_overlap(
             f"(columns: {list(frame.columns)}); map it with df.ireval(run='<column>')"
         )
         raise SchemaError(msg)
+    frame, resolved = documents(frame, resolved)  # judgments per subtopic: one row per doc
     position, _ = positions(frame, resolved)
     query, doc = resolved.name("query"), resolved.name("doc")
     run_values = frame[resolved.run]

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 import numpy as np
 import pandas as pd
 
+from pdireval import _escape as escape
 from pdireval import _evaluate
 from pdireval._comparison import per_query_table
 from pdireval._errors import MetricError, MissingDependencyError
@@ -154,6 +155,11 @@ def _run_column(table: pd.DataFrame, axis: str) -> str | None:
     """Name of the run column of an averaged curve table (the column before ``axis``)."""
     names = list(table.columns)
     return str(names[0]) if names.index(axis) == 1 else None
+
+
+def _name(name: object) -> str:
+    """A name users chose, as a label: a ``$`` in it is shown, not read as math."""
+    return escape.matplotlib(name)
 
 
 def _legend(ax: Axes, n_entries: int, title: str | None = "Run", *, fewest: int = 2) -> None:
@@ -275,7 +281,7 @@ def pr_curve(
                 marker="o",
                 markersize=3,
                 color=colours[key],
-                label="" if key is None else str(key),
+                label="" if key is None else _name(key),
             )
         ax.set_xlim(0.0, 1.0)
         ax.set_ylim(0.0, 1.02)
@@ -366,7 +372,7 @@ def per_query(
         width = 0.8 / len(runs)
         for i, run in enumerate(runs):
             delta = deltas[run].dropna().sort_values(ascending=False, kind="stable")
-            name = str(run)
+            name = _name(run)
             if len(runs) <= MAX_BAR_RUNS:
                 x = np.arange(len(delta)) - 0.4 + width * (i + 0.5)
                 ax.bar(x, delta.to_numpy(), width=width, color=colours[run], label=name)
@@ -374,7 +380,7 @@ def per_query(
                 x = np.arange(len(delta), dtype=np.float64)
                 ax.plot(x, delta.to_numpy(), color=colours[run], lw=1.3, label=name)
             if len(runs) == 1 and len(delta) <= MAX_QUERY_TICKS:
-                ax.set_xticks(np.arange(len(delta)), [str(q) for q in delta.index], rotation=90)
+                ax.set_xticks(np.arange(len(delta)), [_name(q) for q in delta.index], rotation=90)
                 ax.tick_params(axis="x", labelsize=7)
         if len(runs) > 1 or len(table) > MAX_QUERY_TICKS:
             _integer_ticks(ax.xaxis)
@@ -382,9 +388,9 @@ def per_query(
         ax.set_xlim(-0.6, len(table) - 0.4)
         ax.set_xlabel("Queries, sorted by the difference")
         ax.set_ylabel(f"Δ {label}")
-        ax.set_title(f"{label} per query: difference to {base}")
+        ax.set_title(f"{_name(label)} per query: difference to {_name(base)}")
         ax.grid(True, axis="y", alpha=0.3)
-        _legend(ax, len(runs), title=f"Run − {base}", fewest=1)
+        _legend(ax, len(runs), title=f"Run − {_name(base)}", fewest=1)
     return ax
 
 
@@ -459,7 +465,7 @@ def distribution(
         if single:
             ax.set_yticks([])
         else:
-            ax.set_yticks(positions, [str(run) for run in runs])
+            ax.set_yticks(positions, [_name(run) for run in runs])
         ax.set_ylim(0.4, len(runs) + 0.6)
         ax.set_xlabel(f"{label} per query")
         if _bounded(metric):
@@ -532,7 +538,7 @@ def at_k(
                 marker="o",
                 markersize=3,
                 color=colours[key],
-                label="" if key is None else str(key),
+                label="" if key is None else _name(key),
             )
         _integer_ticks(ax.xaxis)
         ax.set_xlabel("k (rank cutoff)")
@@ -640,7 +646,7 @@ def systems(
         if single:
             ax.set_yticks([])
         else:
-            ax.set_yticks(np.arange(len(stats)), [str(run) for run in stats.index])
+            ax.set_yticks(np.arange(len(stats)), [_name(run) for run in stats.index])
         ax.set_ylim(-0.6, len(stats) - 0.4)
         interval = "" if ci is None else f" with {ci:.0%} CI ({ci_method})"
         ax.set_xlabel(f"{agg.capitalize()} {label}{interval}")
@@ -736,7 +742,7 @@ def tradeoff(
         )
         for run, row in points.iterrows():
             ax.scatter(row["ms"], row["effect"], s=40, color=colours[run], zorder=3,
-                       label="" if run is None else str(run))  # fmt: skip
+                       label="" if run is None else _name(run))  # fmt: skip
         spread = points["ms"].max() / max(points["ms"].min(), 1e-12)
         if spread > 10:
             from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter

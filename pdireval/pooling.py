@@ -25,9 +25,10 @@ import numpy as np
 import pandas as pd
 
 from pdireval._errors import MetricError, SchemaError
+from pdireval._evaluate import documents
 from pdireval._prepare.arrays import take
 from pdireval._prepare.columns import as_column_map
-from pdireval._prepare.merge import merge_qrels
+from pdireval._prepare.merge import document_judgments, merge_qrels
 from pdireval._prepare.prepare import positions
 
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ def _pooled_rows(
     frame: pd.DataFrame, depth: int, columns: ColumnsLike
 ) -> tuple[pd.DataFrame, str, str, str | None]:
     """The (run, query, doc, position) of every row within the top ``depth``."""
-    resolved = as_column_map(columns).resolve(frame)
+    frame, resolved = documents(frame, as_column_map(columns).resolve(frame))
     position, _ = positions(frame, resolved)
     rows = np.flatnonzero(position <= depth)
     query, doc = resolved.name("query"), resolved.name("doc")
@@ -193,8 +194,12 @@ def pool_contribution(
     if qrels is None:
         return table
     ids = rows[[run, query, doc]]
-    merged = merge_qrels(
-        ids, qrels, columns={"run": run, "query": query, "doc": doc}, qrels_columns=qrels_columns
+    judgments, judged_cols = document_judgments(qrels, as_column_map(qrels_columns).resolve(qrels))
+    merged = merge_qrels(  # one row per run row, then the judged documents no run pooled
+        ids,
+        judgments,
+        columns={"run": run, "query": query, "doc": doc},
+        qrels_columns=judged_cols.explicit(),
     )
     rel_name = next(name for name in merged.columns if name not in ids.columns)
     label = merged[rel_name].to_numpy(dtype=np.float64, na_value=np.nan)[: len(rows)]

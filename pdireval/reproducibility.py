@@ -42,7 +42,7 @@ Name: AP, dtype: float64
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import TYPE_CHECKING, Unpack
+from typing import TYPE_CHECKING, Any, Unpack
 
 import numpy as np
 import pandas as pd
@@ -50,7 +50,8 @@ import pandas as pd
 from pdireval import _evaluate
 from pdireval._errors import SchemaError
 from pdireval._options import Evaluation
-from pdireval._significance import scipy_stats
+from pdireval._prepare.checks import id_kind
+from pdireval._significance import TIE_TOLERANCE, scipy_stats
 from pdireval.metrics import parse_metrics
 
 if TYPE_CHECKING:
@@ -99,6 +100,62 @@ def _per_run(
             raise SchemaError(msg)
         out[run] = table.loc[[run]].droplevel(0)
     return out
+
+
+def _refuse_unmatchable_queries(original: pd.Index, reproduced: pd.Index) -> None:
+    """Query ids that are numbers on one side and strings on the other never match: the
+    paired statistics would silently become unpaired ones.
+    """
+    kinds = [id_kind(pd.Series(index.to_numpy(dtype=object))) for index in (original, reproduced)]
+    if "other" not in kinds and kinds[0] != kinds[1]:
+        msg = (
+            f"query ids are {kinds[0]}s ({original.dtype}) in the original frame but "
+            f"{kinds[1]}s ({reproduced.dtype}) in the reproduced one, so no query would "
+            "be paired; convert one side, e.g. frame['query'].astype(str)"
+        )
+        raise SchemaError(msg)
+
+
+def _by_query_value(tables: dict[Hashable, pd.DataFrame]) -> dict[Hashable, pd.DataFrame]:
+    """The tables indexed by the query ids' values, whatever their dtype: categorical ids
+    with other categories, or Arrow and numpy integers, on the two sides still pair up.
+    """
+    return {
+        run: table.set_axis(pd.Index(table.index.to_numpy(dtype=object), name=table.index.name))
+        for run, table in tables.items()
+    }
+
+
+def _paired_p(stats: Any, difference: np.ndarray) -> float:
+    """Two-sided paired t-test of per-query differences: 1 when all are 0, 0 when they
+    are one non-zero constant, NaN with fewer than two queries.
+    """
+    difference = np.where(np.abs(difference) <= TIE_TOLERANCE, 0.0, difference)
+    if not difference.any():
+        return 1.0 if len(difference) else float("nan")
+    n = len(difference)
+    if n < 2:
+        return float("nan")
+    spread = difference.std(ddof=1)
+    if spread <= TIE_TOLERANCE:
+        return 0.0
+    t = difference.mean() / (spread / np.sqrt(n))
+    return float(2 * stats.t.sf(abs(t), n - 1))
+
+
+def _unpaired_p(stats: Any, first: np.ndarray, second: np.ndarray) -> float:
+    """Two-sided Student's t-test with pooled variance (NaN with fewer than two values on
+    a side; 1 or 0 when neither side varies and the means are equal or not).
+    """
+    n1, n2 = len(first), len(second)
+    if n1 < 2 or n2 < 2:
+        return float("nan")
+    gap = first.mean() - second.mean()
+    pooled = ((n1 - 1) * first.var(ddof=1) + (n2 - 1) * second.var(ddof=1)) / (n1 + n2 - 2)
+    spread = np.sqrt(pooled * (1 / n1 + 1 / n2))
+    if spread <= TIE_TOLERANCE:
+        return 1.0 if abs(gap) <= TIE_TOLERANCE else 0.0
+    return float(2 * stats.t.sf(abs(gap / spread), n1 + n2 - 2))
 
 
 def _mean(values: pd.Series) -> float:
@@ -150,10 +207,12 @@ def reproduction(
     DataFrame
         One row per metric; columns ``effect_ratio``, ``delta_ri`` (NaN without an
         advanced run, or when the original shows no effect), ``rmse_baseline``,
-        ``rmse_advanced`` (NaN when the two experiments used different queries),
-        ``p_baseline``, ``p_advanced`` (two-sided t-test of original against
-        reproduced values: paired over the same queries, Student's unpaired test
-        otherwise; 1 where the values are identical).
+        ``rmse_advanced`` (NaN when the two experiments evaluated different
+        queries; unjudged queries are evaluated on neither side), ``p_baseline``,
+        ``p_advanced`` (two-sided t-test of original against reproduced values:
+        paired over the same queries, Student's unpaired test with pooled variance
+        otherwise; 1 where the values are identical, 0 where they differ by one
+        constant, NaN with fewer than two queries).
 
     Raises
     ------
@@ -196,28 +255,26 @@ def reproduction(
     runs = [baseline] if advanced is None else [baseline, advanced]
     before = _per_run(original, "original", runs, metrics, columns, options)
     after = _per_run(reproduced, "reproduced", runs, metrics, columns, options)
+    _refuse_unmatchable_queries(before[baseline].index, after[baseline].index)
+    before, after = _by_query_value(before), _by_query_value(after)
     names = list(before[baseline].columns)
-    same_queries = all(
-        before[run].index.sort_values().equals(after[run].index.sort_values()) for run in runs
-    )
     result = pd.DataFrame(np.nan, index=pd.Index(names), columns=list(COLUMNS))
     for name in names:
+        pairs = {run: (before[run][name].dropna(), after[run][name].dropna()) for run in runs}
+        same_queries = all(  # unjudged queries (NaN) are not evaluated on either side
+            old.index.sort_values().equals(new.index.sort_values()) for old, new in pairs.values()
+        )
         for run, suffix in zip(runs, ("baseline", "advanced"), strict=False):
-            old, new = before[run][name], after[run][name]
+            old, new = pairs[run]
+            old_values = old.to_numpy(np.float64)
             if same_queries:
-                new = new.reindex(old.index)
-                difference = (old - new).to_numpy(dtype=np.float64)
-                result.loc[name, f"rmse_{suffix}"] = float(np.sqrt(np.mean(difference**2)))
-                identical = not np.any(np.abs(difference) > 1e-12)
-                test = stats.ttest_rel if len(old) > 1 and not identical else None
+                new_values = new.reindex(old.index).to_numpy(np.float64)
+                difference = old_values - new_values
+                if len(difference):
+                    result.loc[name, f"rmse_{suffix}"] = float(np.sqrt(np.mean(difference**2)))
+                p_value = _paired_p(stats, difference)
             else:
-                identical = False
-                test = stats.ttest_ind if len(old) > 1 and len(new) > 1 else None
-            p_value = 1.0 if identical else float("nan")
-            if test is not None:
-                with np.errstate(all="ignore"):
-                    outcome = test(old.to_numpy(np.float64), new.to_numpy(np.float64))
-                p_value = float(outcome.pvalue)
+                p_value = _unpaired_p(stats, old_values, new.to_numpy(np.float64))
             result.loc[name, f"p_{suffix}"] = p_value
         if advanced is None:
             continue

@@ -325,3 +325,18 @@ def test_routine_shuffle_lines_are_dropped_and_real_warnings_kept() -> None:
     real = make("Shuffle %s restarted due to stimulus '%s", "abc", "s")
     assert [log.filter(record) for record in routine] == [False, False]
     assert log.filter(real)
+
+
+@pytest.mark.parametrize("dtype", ["str", "object", "category"])
+def test_summary_of_a_merged_frame_with_unjudged_queries_matches_pandas(client, dtype) -> None:
+    """Queries only in the run (unjudged) or only in the qrels, ids of every text dtype,
+    every query policy: the Dask summary is pandas'."""
+    run, qrels = _two_runs(11)
+    merged = pdireval.merge_qrels(run, qrels)
+    merged = merged.astype({"query": dtype, "doc": dtype})
+    assert not set(run["query"]) <= set(qrels["query"])  # some queries are unjudged
+    lazy = _scrambled(merged, 4, seed=3)
+    for queries in ("judged", "retrieved", "all"):
+        actual = pdireval.dask.summary(lazy, METRICS, queries=queries)
+        expected = pdireval.summary(merged, METRICS, queries=queries)
+        _assert_same(actual, expected)

@@ -126,7 +126,7 @@ def test_parameters_of_your_own() -> None:
 
 
 def test_names_are_checked() -> None:
-    with pytest.raises(MetricError, match=r"exists already \(built in\)"):
+    with pytest.raises(MetricError, match=r"already names the built-in metric AP"):
         define("AP", _precision)
     with pytest.raises(MetricError, match="letters, digits and underscores"):
         define("my metric", _precision)

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 import pdireval
+from pdireval import _escape as escape
 from pdireval.datasets import toy
 
 pytest.importorskip("scipy")
@@ -190,7 +191,8 @@ def test_markdown_paper_table_and_comparisons(report) -> None:
     assert results.loc["better", "P@10"] == "**0.475000**▲"
     numbers = results.map(lambda cell: float(cell.strip("*▲▼")))
     np.testing.assert_allclose(numbers.to_numpy(), report.summary.to_numpy(), atol=5e-7)
-    assert report.legend() in text
+    assert escape.markdown(report.legend()) in text
+    assert "than base\\_run;" in text  # the run's name escaped, as in the tables
     comparisons = _read_markdown(text, "Comparisons")
     assert comparisons["Run"].tolist() == ["better", "better", "same", "same"]
     per_query = _read_markdown(text, "Per query")

@@ -20,7 +20,13 @@ from pdireval._prepare.columns import (
 from pdireval._prepare.matching import join_resolved
 from pdireval._prepare.stacked import stacked_column
 
-__all__ = ["has_subtopics", "merge_qrels", "merge_resolved", "merge_subtopics"]
+__all__ = [
+    "document_judgments",
+    "has_subtopics",
+    "merge_qrels",
+    "merge_resolved",
+    "merge_subtopics",
+]
 
 
 def merge_qrels(
@@ -86,9 +92,30 @@ def merge_qrels(
 
 
 def has_subtopics(qrels: pd.DataFrame, qrels_cols: ResolvedColumns) -> bool:
-    """Whether the qrels judge per subtopic: a subtopic column that is not constant."""
+    """Whether the qrels judge per subtopic: a column named ``subtopic`` (what
+    ``read_qrels(subtopics=True)`` makes) or mapped to the role under another name, or a
+    synonym (``iteration``, ``intent``, ...) that varies -- a constant one is TREC's
+    unused iteration field.
+    """
     subtopic = qrels_cols.subtopic
-    return subtopic is not None and qrels[subtopic].nunique(dropna=False) > 1
+    if subtopic is None:
+        return False
+    synonym = subtopic in SYNONYMS["subtopic"]
+    return not synonym or qrels[subtopic].nunique(dropna=False) > 1
+
+
+def document_judgments(
+    qrels: pd.DataFrame, qrels_cols: ResolvedColumns
+) -> tuple[pd.DataFrame, ResolvedColumns]:
+    """The qrels with one judgment per (query, doc): judgments per subtopic give each
+    document its best label (as :func:`merge_subtopics` labels its documents); other
+    qrels as they are.
+    """
+    if not has_subtopics(qrels, qrels_cols):
+        return qrels, qrels_cols
+    query, doc, rel = (qrels_cols.name(role) for role in ("query", "doc", "rel"))
+    best = qrels.groupby([query, doc], sort=False, observed=True)[rel].max().reset_index()
+    return best, dataclasses.replace(qrels_cols, subtopic=None)
 
 
 def merge_subtopics(
@@ -127,14 +154,8 @@ def merge_subtopics(
             f"e.g. {example}; judge each document once per subtopic"
         )
         raise SchemaError(msg)
-    best = qrels.groupby([query, doc], sort=False, observed=True)[rel].max().reset_index()
-    merged = merge_resolved(
-        run,
-        best,
-        run_cols,
-        dataclasses.replace(qrels_cols, subtopic=None),
-        check_overlap=check_overlap,
-    )
+    best, best_cols = document_judgments(qrels, qrels_cols)
+    merged = merge_resolved(run, best, run_cols, best_cols, check_overlap=check_overlap)
     r_query, r_doc = run_cols.name("query"), run_cols.name("doc")
     judgments = pd.DataFrame(
         {

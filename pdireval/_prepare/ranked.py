@@ -110,12 +110,25 @@ class Ranked:
             tie_size=np.ones(len(group), dtype=np.int64),
         )
 
+    def __post_init__(self) -> None:
+        """Every array read-only: a kernel that wrote into one would change the other
+        metrics of the same call.
+        """
+        for value in vars(self).values():
+            if isinstance(value, np.ndarray):
+                value.flags.writeable = False
+
     def cached(self, key: Hashable, compute: Callable[[], T]) -> T:
-        """Return ``compute()`` once per key and call, so metrics of one call share work."""
+        """Return ``compute()`` once per key and call, so metrics of one call share work
+        (arrays read-only: metrics of the call share them).
+        """
         if key not in self._cache:
-            self._cache[key] = compute()
-        value: T = self._cache[key]
-        return value
+            value = compute()
+            if isinstance(value, np.ndarray):
+                value.flags.writeable = False
+            self._cache[key] = value
+        cached: T = self._cache[key]
+        return cached
 
     def per_query_sum(self, weights: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
         """Sum ``weights`` of the rows per group (optionally only where ``mask``)."""

@@ -372,7 +372,40 @@ class Metric:
         parameters = self.parameters
         if parameters.pop(JUDGED_ONLY.name, False):
             ranked = ranked.judged_only()
-        return np.asarray(kernel(ranked, k=self.k, **parameters), dtype=np.float64)
+        return self._checked(kernel(ranked, k=self.k, **parameters), ranked.n_groups)
+
+    def _checked(self, values: Any, n_groups: int) -> np.ndarray:
+        """A kernel's result as float64, one value per group: numbers (or True/False),
+        finite or NaN -- never a value broadcast to every query, a string converted, or
+        an infinity passed on.
+        """
+        whose = "your kernel" if getattr(self.family, "user_defined", False) else "the kernel"
+        array = values if isinstance(values, np.ndarray) else None
+        if array is None or array.ndim != 1 or len(array) != n_groups:
+            found = (
+                f"an array of shape {array.shape}" if array is not None else type(values).__name__
+            )
+            msg = (
+                f"{whose} of {self.label} returned {found}; it must return a 1-D numpy array "
+                f"of one number per (run, query) group ({n_groups} here), e.g. from np.bincount "
+                "(..., minlength=ranked.n_groups)"
+            )
+            raise MetricError(msg)
+        if array.dtype.kind not in "biuf":
+            msg = (
+                f"{whose} of {self.label} returned values of dtype {array.dtype}; it must "
+                "return numbers (float64), not strings or objects"
+            )
+            raise MetricError(msg)
+        out = np.array(array, dtype=np.float64)  # a copy: nothing of the kernel's is shared
+        if np.isinf(out).any():
+            row = int(np.flatnonzero(np.isinf(out))[0])
+            msg = (
+                f"{whose} of {self.label} returned an infinite value (group {row}); a value "
+                "is a finite number, or NaN where it is undefined"
+            )
+            raise MetricError(msg)
+        return out
 
 
 #: Every registered family by canonical name.

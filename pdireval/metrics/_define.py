@@ -8,6 +8,7 @@ queries), meant for prototypes and small collections.
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -27,6 +28,7 @@ from pdireval.metrics._base import (
     register,
     rel_param,
 )
+from pdireval.metrics._parse import family_named
 
 __all__ = ["define", "define_per_query"]
 
@@ -108,24 +110,23 @@ def define(
     query
     q         0.5  0.5           0.0
     """
-    if not isinstance(name, str) or not _NAME.match(name):
-        msg = f"a metric name is letters, digits and underscores, starting with a letter: {name!r}"
-        raise MetricError(msg)
+    for spelling in (name, *aliases):
+        if not isinstance(spelling, str) or not _NAME.match(spelling):
+            msg = (
+                "a metric name or alias is letters, digits and underscores, starting with a "
+                f"letter: {spelling!r}"
+            )
+            raise MetricError(msg)
     if not callable(kernel):
         msg = f"kernel must be a function kernel(ranked, *, k, rel, ...), got {kernel!r}"
         raise MetricError(msg)
-    existing = REGISTRY.get(name)
-    if existing is not None:
-        if not (replace and getattr(existing, "user_defined", False)):
-            what = (
-                "a metric of your own" if getattr(existing, "user_defined", False) else "built in"
-            )
-            msg = f"a metric named {name!r} exists already ({what}); choose another name" + (
-                ", or pass replace=True" if what == "a metric of your own" else ""
-            )
-            raise MetricError(msg)
-        del REGISTRY[name]
+    _refuse_taken(name, aliases, replace)
     declared = (rel_param(), *(_param(key, value) for key, value in (params or {}).items()))
+    for role, function in (("kernel", kernel), ("average_kernel", average_kernel)):
+        if function is not None:
+            _check_signature(name, role, function, ["k", *(param.name for param in declared)])
+    if name in REGISTRY:  # a metric of your own, replaced
+        del REGISTRY[name]
     family = Family(
         name,
         kernel,
@@ -139,6 +140,64 @@ def define(
     )
     family.user_defined = True  # type: ignore[attr-defined]
     return register(family)
+
+
+def _check_signature(name: str, role: str, function: Callable[..., Any], passed: list[str]) -> None:
+    """Refuse a kernel that cannot be called as ``function(ranked, k=..., rel=..., ...)``
+    with the declared parameters: a keyword it does not take, or one it needs that is
+    never passed. Functions whose signature Python cannot read are left to run.
+    """
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return
+    parameters = list(signature.parameters.values())
+    takes_any = any(p.kind is p.VAR_KEYWORD for p in parameters)
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    named = {p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    if positional:
+        named.discard(positional[0].name)  # the ranked arrays
+    problems = [] if takes_any else [f"does not take {key}=" for key in passed if key not in named]
+    problems += [
+        f"needs {p.name}, which is never passed"
+        for p in parameters[1 if positional else 0 :]
+        if p.default is p.empty
+        and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        and p.name not in passed
+    ]
+    if not positional and not any(p.kind is p.VAR_POSITIONAL for p in parameters):
+        problems.insert(0, "takes no positional argument for the ranked arrays")
+    if problems:
+        msg = (
+            f"the {role} of {name} {'; '.join(problems)}: it is called as "
+            f"{role}(ranked, {', '.join(f'{key}=...' for key in passed)}); declare other "
+            "parameters with params= (or give them defaults)"
+        )
+        raise MetricError(msg)
+
+
+def _refuse_taken(name: str, aliases: tuple[str, ...], replace: bool) -> None:
+    """Refuse a name or alias that already names a metric -- in any case, and as parsing
+    reads it (``P_5`` is ``P@5``, ``map`` is ``AP``) -- unless it names the metric of your
+    own of this very name and ``replace`` is set. A built-in metric is never replaced.
+    """
+    for spelling in (name, *aliases):
+        taken = family_named(spelling)
+        if taken is None:
+            continue
+        yours = getattr(taken, "user_defined", False)
+        if yours and replace and taken.name == name:
+            continue
+        if not yours:
+            msg = (
+                f"{spelling!r} already names the built-in metric {taken.name} (names are read "
+                "in any case, and trec_eval's and ir_measures' spellings too); choose another "
+                "name"
+            )
+        else:
+            hint = ", or pass replace=True" if taken.name == name else ""
+            msg = f"{spelling!r} already names your metric {taken.name}; choose another name{hint}"
+        raise MetricError(msg)
 
 
 def define_per_query(
@@ -228,6 +287,8 @@ def _per_query(
     judged_labels = ranked.judged_label[judged_order]
     judged_start = np.searchsorted(ranked.judged_group[judged_order], np.arange(ranked.n_groups))
     judged_end = np.r_[judged_start[1:], len(judged_labels)]
+    ranking.flags.writeable = False  # each query's function sees views of these:
+    judged_labels.flags.writeable = False  # one that wrote into them would change others
     out = np.empty(ranked.n_groups)
     options = values if k is None else {"k": k, **values}
     for group in range(ranked.n_groups):

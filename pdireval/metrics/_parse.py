@@ -11,7 +11,7 @@ from typing import Any, cast
 from pdireval._errors import MetricError
 from pdireval.metrics._base import REGISTRY, Family, Metric
 
-__all__ = ["MetricLike", "parse_metric", "parse_metrics"]
+__all__ = ["MetricLike", "family_named", "parse_metric", "parse_metrics"]
 
 MetricLike = str | Metric | Family
 
@@ -53,6 +53,25 @@ def _suffix_names() -> dict[str, Family]:
     return {
         alias.lower(): family for family in REGISTRY.values() for alias in family.cutoff_aliases
     }
+
+
+def family_named(spelling: str) -> Family | None:
+    """The family a name (no parameters, no ``@k``) resolves to, as parsing resolves it:
+    a name, alias or preset (any case), or a name with its cutoff as a suffix
+    (``P_10``, ``ndcg_cut.10``) or the stem of one (``ndcg_cut``); None when none does.
+
+    Examples
+    --------
+    >>> family_named("MAP"), family_named("p_5"), family_named("ndcg_cut"), family_named("xyz")
+    (AP, P, nDCG, None)
+    """
+    lower = spelling.lower()
+    entry = _names().get(lower)
+    if entry is not None:
+        return entry[0]
+    suffixes = _suffix_names()
+    suffixed = _SUFFIXED.match(lower)
+    return suffixes.get(suffixed["base"] if suffixed else lower) or suffixes.get(lower)
 
 
 def _did_you_mean(name: str) -> str:
