@@ -1,7 +1,8 @@
 """pdireval: information-retrieval evaluation as a pandas operation.
 
 ``import pdireval`` registers the ``DataFrame.ireval`` accessor and imports
-nothing beyond numpy and pandas.
+nothing beyond numpy, pandas and pyarrow; reading files, reports, the example collection
+and the analyses beyond evaluation are loaded when first used.
 
 Examples
 --------
@@ -16,11 +17,13 @@ q1      0.5833  0.4796
 
 from __future__ import annotations
 
-from pdireval import datasets, metrics, typing
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from pdireval import metrics, typing
 from pdireval._accessor import IREvalAccessor
 from pdireval._errors import MetricError, MissingDependencyError, PdirevalError, SchemaError
 from pdireval._prepare.columns import ColumnMap
-from pdireval._report import Report
 from pdireval._version import __version__
 from pdireval.api import (
     ap,
@@ -38,7 +41,6 @@ from pdireval.api import (
     pr_curve,
     precision,
     r_precision,
-    rank_correlation,
     recall,
     report,
     rr,
@@ -46,12 +48,56 @@ from pdireval.api import (
     summary,
     tie_groups,
 )
-from pdireval.correlation import kendall, spearman, system_correlation, tau_ap
-from pdireval.io import read_qrels, read_run, write_qrels, write_run
 from pdireval.metrics import Metric, parse_metric
-from pdireval.overlap import rank_biased_overlap, rbo
-from pdireval.pooling import pool, pool_contribution
-from pdireval.reproducibility import reproduction
+
+if TYPE_CHECKING:
+    from pdireval import datasets
+    from pdireval._report import Report
+    from pdireval.correlation import (
+        kendall,
+        rank_correlation,
+        spearman,
+        system_correlation,
+        tau_ap,
+    )
+    from pdireval.io import read_qrels, read_run, write_qrels, write_run
+    from pdireval.overlap import rank_biased_overlap, rbo
+    from pdireval.pooling import pool, pool_contribution
+    from pdireval.reproducibility import reproduction
+
+#: What ``import pdireval`` leaves until first use (PEP 562): files, reports, the example
+#: collection and the analyses beyond evaluation, so that the command line and a plain
+#: ``evaluate`` start quickly. ``pdireval.read_run`` etc. work as if imported at once.
+_LOADED_WHEN_USED = {
+    "datasets": ("pdireval.datasets", None),
+    "Report": ("pdireval._report", "Report"),
+    **{
+        name: ("pdireval.correlation", name)
+        for name in ("kendall", "rank_correlation", "spearman", "system_correlation", "tau_ap")
+    },
+    **{
+        name: ("pdireval.io", name)
+        for name in ("read_qrels", "read_run", "write_qrels", "write_run")
+    },
+    **{name: ("pdireval.overlap", name) for name in ("rank_biased_overlap", "rbo")},
+    **{name: ("pdireval.pooling", name) for name in ("pool", "pool_contribution")},
+    "reproduction": ("pdireval.reproducibility", "reproduction"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The parts of pdireval loaded when first used (see ``_LOADED_WHEN_USED``)."""
+    if name not in _LOADED_WHEN_USED:
+        msg = f"module 'pdireval' has no attribute {name!r}"
+        raise AttributeError(msg)
+    module, attribute = _LOADED_WHEN_USED[name]
+    value = importlib.import_module(module)
+    return value if attribute is None else getattr(value, attribute)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "ColumnMap",

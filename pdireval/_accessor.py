@@ -10,11 +10,10 @@ import pandas as pd
 
 from pdireval import api
 from pdireval._prepare.columns import DEFAULT_COLUMNS, ColumnMap
-from pdireval.overlap import rank_biased_overlap
-from pdireval.plotting import PlotAccessor
 
 if TYPE_CHECKING:
     from pdireval._report import Report
+    from pdireval.plotting import PlotAccessor
     from pdireval.typing import (
         Aggregate,
         CiMethod,
@@ -242,14 +241,16 @@ class IREvalAccessor:
         p: float = 0.9,
     ) -> pd.Series:
         """Per-query rank correlation of two runs: :func:`pdireval.rank_correlation`."""
-        return api.rank_correlation(
-            self._obj, run_a, run_b, method=method, p=p, columns=self._columns
-        )
+        from pdireval.correlation import rank_correlation  # loaded when first used
+
+        return rank_correlation(self._obj, run_a, run_b, method=method, p=p, columns=self._columns)
 
     def rank_biased_overlap(
         self, run_a: Hashable, run_b: Hashable, *, p: float = 0.9, depth: int | None = None
     ) -> pd.DataFrame:
         """Per-query rank-biased overlap of two runs: :func:`pdireval.rank_biased_overlap`."""
+        from pdireval.overlap import rank_biased_overlap  # loaded when first used
+
         return rank_biased_overlap(self._obj, run_a, run_b, p=p, depth=depth, columns=self._columns)
 
     def pr_curve(
@@ -286,4 +287,6 @@ class IREvalAccessor:
     @property
     def plot(self) -> PlotAccessor:
         """Matplotlib figures of this frame; see :mod:`pdireval.plotting`."""
+        from pdireval.plotting import PlotAccessor  # loaded when first used
+
         return PlotAccessor(self._obj, self._columns)

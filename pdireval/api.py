@@ -19,14 +19,13 @@ from pdireval._errors import MetricError, SchemaError
 from pdireval._options import Evaluation, split_options
 from pdireval._prepare.columns import as_column_map
 from pdireval._prepare.merge import merge_qrels
-from pdireval._report import Report, build_report
 from pdireval._summary import aggregate, efficiency_table, summary_table
-from pdireval.correlation import rank_correlation
 from pdireval.curves import curve, pr_curve
 from pdireval.metrics import AP, DCG, RR, Latency, P, R, Rprec, Success, nDCG, parse_metrics
 from pdireval.metrics._base import Metric
 
 if TYPE_CHECKING:
+    from pdireval._report import Report
     from pdireval.typing import (
         Aggregate,
         CiMethod,
@@ -53,7 +52,6 @@ __all__ = [
     "pr_curve",
     "precision",
     "r_precision",
-    "rank_correlation",
     "recall",
     "report",
     "rr",
@@ -952,6 +950,8 @@ def report(
         frame, [*parsed, Latency.default] if timed else parsed, columns, evaluation
     )
     latency = table.pop(Latency.default.label) if timed else None
+    from pdireval._report import build_report  # loaded when first used
+
     return build_report(table, parsed, evaluation, significance, latency=latency)
 
 

@@ -29,17 +29,16 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar, cast
 
 import numpy as np
 import pandas as pd
 
 import pdireval
-from pdireval._errors import MetricError, MissingDependencyError, PdirevalError
+from pdireval._errors import MetricError, MissingDependencyError, PdirevalError, SchemaError
 from pdireval._prepare.merge import merge_qrels
 from pdireval._version import __version__
-from pdireval.datasets import example
-from pdireval.io import read_qrels, read_run
+from pdireval.io import _run_lines, read_qrels, read_run
 from pdireval.metrics import REGISTRY, Metric, parse_metric
 from pdireval.metrics._base import TrecMeasure
 
@@ -50,10 +49,10 @@ __all__ = ["main"]
 
 #: trec_eval's print order (``-m all_trec``). The measures themselves -- pdireval name,
 #: default parameters, summary, whether -l applies -- are declared on the metric
-#: families (``Family.trec_eval``); runid and num_q are the command line's own.
+#: families (``Family.trec_eval``); runid, num_q and relstring are the command line's own.
 _PRINT_ORDER = (
     "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
-    "bpref", "recip_rank", "iprec_at_recall", "P", "recall", "infAP", "gm_bpref",
+    "bpref", "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref",
     "Rprec_mult", "utility", "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg",
     "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P",
     "set_recall", "set_map", "set_F", "num_nonrel_judged_ret",
@@ -63,10 +62,17 @@ _ORDER = {name: position for position, name in enumerate(_PRINT_ORDER)}
 
 def _trec_table() -> dict[str, TrecMeasure | None]:
     """Every trec_eval measure the registry declares, in trec_eval's print order."""
-    declared = {m.name: m for family in REGISTRY.values() for m in family.trec_eval}
-    table: dict[str, TrecMeasure | None] = {"runid": None, "num_q": None}
-    table |= dict(sorted(declared.items(), key=lambda item: _ORDER.get(item[0], len(_ORDER))))
-    return table
+    declared: dict[str, TrecMeasure | None] = {name: None for name in _OWN}
+    declared |= {m.name: m for family in REGISTRY.values() for m in family.trec_eval}
+    return dict(sorted(declared.items(), key=lambda item: _ORDER.get(item[0], len(_ORDER))))
+
+
+#: The command line's own measures: the run's tag, the number of queries, and the labels
+#: of each ranking's first documents as a string (printed per query only).
+_OWN = ("runid", "num_q", "relstring")
+#: Measures whose parameters are ``level=gain`` pairs; the others keep gain = level.
+_GAIN_PAIRS = frozenset({"ndcg", "ndcg_rel", "Rndcg", "G"})
+_PAIR = re.compile(r"([^=,]+)=([^=,]*)")
 
 
 _OFFICIAL = [
@@ -94,8 +100,9 @@ class _Measure:
     name: str
     metric: Metric | None  # None: runid / num_q
     order: tuple[int, int]
-    summary: str = "mean"  # "mean", "sum", "gmean", "runid", "num_q"
+    summary: str = "mean"  # "mean", "sum", "gmean", "runid", "num_q", "relstring"
     leveled: bool = True  # -l applies (trec_eval's ndcg measures ignore the level)
+    length: int = 10  # relstring: how many documents
 
 
 class _UsageError(Exception):
@@ -132,20 +139,48 @@ def _trec_parameters(measure: TrecMeasure, params: str) -> tuple[float, ...]:
     return tuple(values)
 
 
+def _gains(name: str, params: str) -> dict[int, float]:
+    """``level=gain`` pairs as trec_eval reads them (C's atol and atof)."""
+    parts = params.split(",")
+    pairs = [_PAIR.fullmatch(part) for part in parts]
+    if not all(pairs):
+        msg = f"{name}.{params}: parameters must be level=gain pairs, e.g. {name}.1=1,2=3"
+        raise MetricError(msg)
+    gains = {
+        int(_c_number(pair.group(1), whole=True)): _c_number(pair.group(2), whole=False)
+        for pair in pairs
+        if pair
+    }
+    if len(gains) != len(parts):
+        msg = f"{name}.{params} gives a relevance level two gains"
+        raise MetricError(msg)
+    return gains
+
+
 def _trec_measures(name: str, params: str | None) -> list[_Measure]:
     measure = _trec_table()[name]
     order = _ORDER.get(name, len(_ORDER))
-    if params is not None and (measure is None or measure.parameter == "none"):
+    takes = name == "relstring" or (measure is not None and measure.parameter != "none")
+    if params is not None and not (takes or name in _GAIN_PAIRS):
         msg = f"trec_eval measure {name!r} takes no parameters (got {name}.{params})"
         raise MetricError(msg)
+    # trec_eval names a measure of one value or of pairs by the parameters as typed
+    printed = name if params is None else f"{name}_{params}"
+    if name == "relstring":
+        length = 10 if params is None else int(_c_number(params, whole=False))
+        return [_Measure(printed, None, (order, 0), name, length=length)]
     if measure is None:  # runid, num_q: summary lines only
         return [_Measure(name, None, (order, 0), name)]
+    if name in _GAIN_PAIRS and params is not None:
+        base = parse_metric(measure.metric_name())
+        metric = base.family(**(base.parameters | {"gain": _gains(name, params)}))
+        return [_Measure(printed, metric, (order, 0), measure.summary, measure.leveled)]
     values: tuple[float | None, ...] = (
         _trec_parameters(measure, params) if params is not None else measure.defaults or (None,)
     )
     return [
         _Measure(
-            measure.key(value),
+            printed if measure.parameter == "value" else measure.key(value),
             parse_metric(measure.metric_name(value)),
             (order, index),
             measure.summary,
@@ -159,16 +194,22 @@ def parse_measures(specs: Sequence[str], *, trec_order: bool = True) -> list[_Me
     """Turn ``-m`` arguments into measures, duplicates dropped: in trec_eval's print order,
     or (``trec_order=False``, for the tables) in the order asked.
     """
+    # as in trec_eval, a measure is computed once, with the first parameters given for it
+    given: dict[str, str] = {}
+    for spec in specs:
+        family, dot, params = spec.partition(".")
+        if dot and family in _trec_table():
+            given.setdefault(family, params)
     asked: list[tuple[int, _Measure]] = []
     for position, spec in enumerate(specs):
         if spec in ("official", "all_trec"):
             families = _OFFICIAL if spec == "official" else list(_trec_table())
             for family in families:
-                asked += [(position, m) for m in _trec_measures(family, None)]
+                asked += [(position, m) for m in _trec_measures(family, given.get(family))]
             continue
-        family, dot, params = spec.partition(".")
+        family = spec.partition(".")[0]
         if family in _trec_table():
-            asked += [(position, m) for m in _trec_measures(family, params if dot else None)]
+            asked += [(position, m) for m in _trec_measures(family, given.get(family))]
             continue
         metric = parse_metric(spec)  # a pdireval name; raises MetricError with a hint
         metric.validate()
@@ -200,34 +241,90 @@ def _metrics(measures: list[_Measure], level: int | None) -> list[Metric]:
 # --------------------------------------------------------------------------- evaluation
 
 
-def _options(args: argparse.Namespace) -> dict:
-    """trec_eval's -c, -M and -J as the keyword arguments of every evaluating call."""
+def _options(args: argparse.Namespace, qrels: pd.DataFrame) -> dict:
+    """trec_eval's -c, -M and -J, and the judgments, as the keyword arguments of every
+    evaluating call (the runs are matched with the qrels without a merged frame).
+    """
     return {
         "queries": "judged" if args.complete else "retrieved",
         "max_rank": args.max_rank,
         "judged_only": args.judged_only,
+        "qrels": qrels,
     }
 
 
-def _evaluate(frame: pd.DataFrame, measures: list[_Measure], args: argparse.Namespace):
+def _evaluate(
+    frame: pd.DataFrame, qrels: pd.DataFrame, measures: list[_Measure], args: argparse.Namespace
+):
     """Per-query values (index (run, query)) with one column per measure name."""
     metrics = {m.name: _metric(m, args.level) for m in measures if m.metric}
     unique = list(dict.fromkeys(metrics.values()))
-    interpolated = [name for name, metric in metrics.items() if metric.family.name == "IPrec"]
     counts = [parse_metric("NumRet"), _metric(_trec_measures("num_rel", None)[0], args.level)]
-    if args.judged_only and interpolated:
-        unique += [metric for metric in counts if metric not in unique]
-    values = pdireval.evaluate(frame, unique, **_options(args))
-    table = pd.DataFrame({name: values[metric.label] for name, metric in metrics.items()})
-    if args.judged_only and interpolated:
-        # trec_eval divides 0 by 0 when -J leaves a query nothing retrieved: its
-        # interpolated precision is NaN at every recall level needing no relevant document
-        num_ret, num_rel = (values[metric.label].to_numpy() for metric in counts)
-        for name in interpolated:
-            level = float(metrics[name].k or 0.0)
-            undefined = (num_ret == 0) & (np.floor(level * num_rel + 0.9) == 0)
-            table.loc[undefined, name] = np.nan
+    unique += [metric for metric in counts if metric not in unique]
+    values = pdireval.evaluate(frame, unique, **_options(args, qrels))
+    table = pd.DataFrame(
+        {name: values[metric.label] for name, metric in metrics.items()}, index=values.index
+    )
+    num_ret, num_rel = (values[metric.label].to_numpy() for metric in counts)
+    for name, metric in metrics.items():
+        family = metric.family.name
+        if args.judged_only and family in ("IPrec", "iAP"):
+            # trec_eval divides 0 by 0 when -J leaves a query nothing retrieved: its
+            # interpolated precision is NaN at every recall level needing no relevant
+            # document, and so is the 11-point average, whose first level (0.0) needs none
+            level = float(metric.k or 0.0) if family == "IPrec" else 0.0
+            table.loc[(num_ret == 0) & (np.floor(level * num_rel + 0.9) == 0), name] = np.nan
+        if family == "Rndcg" and args.level is not None:
+            # trec_eval's Rndcg ignores -l but for a query with no document at that level
+            table.loc[num_rel == 0, name] = 0.0
+    for m in measures:
+        if m.summary == "relstring" and args.per_query:
+            labelled = merge_qrels(frame, qrels)
+            table[m.name] = _relstrings(labelled, m.length, args).reindex(table.index)
     return table
+
+
+def _evaluate_checked(
+    frame: pd.DataFrame, qrels: pd.DataFrame, measures: list[_Measure], args: argparse.Namespace
+):
+    """``_evaluate``, and when it refuses the frame, the files' own line-numbered error
+    where a run file lists a document twice for a query.
+    """
+    try:
+        return _evaluate(frame, qrels, measures, args)
+    except SchemaError:
+        for path in args.runs:
+            read_run(path)  # raises "file, line N: document ... appears twice"
+        raise
+
+
+def _relstrings(frame: pd.DataFrame, length: int, args: argparse.Namespace) -> pd.Series:
+    """trec_eval's ``relstring``: the labels of each ranking's first ``length`` documents,
+    a character each -- the label 0-9, ``>`` above 9, ``.`` for a negative label
+    (judged but unusable), ``-`` for a document not in the qrels. Rankings are ordered
+    as trec_eval orders them (score, then doc id, descending), cut at ``-M`` and, with
+    ``-J``, left with their judged documents only.
+    """
+    rows = frame.loc[frame["score"].notna(), ["run", "query", "doc", "score", "rel"]]
+    rows = rows.sort_values(
+        ["run", "query", "score", "doc"], ascending=[True, True, False, False], kind="stable"
+    )
+    if args.max_rank is not None:
+        rows = rows[_places(rows) < args.max_rank]
+    if args.judged_only:
+        rows = rows[rows["rel"].to_numpy(dtype=np.float64, na_value=np.nan) >= 0]
+    rows = rows[_places(rows) < max(length, 0)]
+    labels = rows["rel"].to_numpy(dtype=np.float64, na_value=np.nan)
+    digits = np.clip(np.nan_to_num(labels, nan=0), 0, 9).astype(np.int64).astype(str)
+    chars = np.where(np.isnan(labels), "-", np.where(labels < 0, ".", digits))
+    chars = np.where(labels > 9, ">", chars)
+    strings = pd.Series(chars, index=pd.MultiIndex.from_arrays([rows["run"], rows["query"]]))
+    return strings.groupby(level=[0, 1], sort=False, observed=True).agg("".join)
+
+
+def _places(rows: pd.DataFrame) -> np.ndarray:
+    """Each row's 0-based place in its (run, query) ranking, rows in ranking order."""
+    return rows.groupby(["run", "query"], sort=False, observed=True).cumcount().to_numpy()
 
 
 def _in_order(values: np.ndarray) -> float:
@@ -243,13 +340,15 @@ def _summarise(values: pd.DataFrame, measures: list[_Measure], retrieved: set) -
     of judged queries, the others adding 0 -- or log(0.00001) to a geometric mean).
     """
     rows = {}
-    for run, block in values.groupby(level="run", sort=True):
+    for run, block in values.groupby(level="run", sort=True, observed=True):
         queries = block.index.get_level_values(-1)
         order = np.argsort(np.asarray([str(query) for query in queries]), kind="stable")
         block = block.iloc[order]
         seen = np.fromiter(((run, q) in retrieved for q in queries[order]), bool, len(order))
         row: dict[str, object] = {}
         for m in measures:
+            if m.summary == "relstring":  # per query only
+                continue
             if m.summary == "runid":
                 row[m.name] = run
             elif m.summary == "num_q":
@@ -267,18 +366,20 @@ def _summarise(values: pd.DataFrame, measures: list[_Measure], retrieved: set) -
                 else:
                     row[m.name] = _in_order(column[seen]) / len(column)
         rows[run] = row
-    table = pd.DataFrame.from_dict(rows, orient="index")
-    table.index.name = "run"
-    return table
+    # one row per run even without a summary line (relstring alone)
+    return pd.DataFrame(list(rows.values()), index=pd.Index(list(rows), name="run"))
 
 
 def _value(measure: _Measure, value: object) -> str:
-    if measure.summary in ("runid",):
+    """A value as trec_eval prints it (``%6.4f`` for a number: ``0.0 / 0.0`` is ``  -nan``)."""
+    if measure.summary == "runid":
         return str(value)
+    if measure.summary == "relstring":
+        return f"'{value if isinstance(value, str) else ''}'"  # NaN: nothing retrieved
     if measure.summary in ("num_q", "sum"):
         return str(round(float(value)))  # type: ignore[arg-type]
     number = float(value)  # type: ignore[arg-type]
-    return "-nan" if math.isnan(number) else f"{number:.4f}"  # C's printf of 0.0 / 0.0
+    return "  -nan" if math.isnan(number) else f"{number:6.4f}"
 
 
 def _trec_lines(run, values, summary, measures, retrieved, args) -> list[str]:
@@ -295,6 +396,8 @@ def _trec_lines(run, values, summary, measures, retrieved, args) -> list[str]:
                 lines.append(f"{m.name:<22}\t{query}\t{shown}")
     if not args.no_summary:
         for m in measures:
+            if m.summary == "relstring":
+                continue
             lines.append(f"{m.name:<22}\tall\t{_value(m, summary.at[run, m.name])}")
     return lines
 
@@ -302,44 +405,54 @@ def _trec_lines(run, values, summary, measures, retrieved, args) -> list[str]:
 # --------------------------------------------------------------------------- commands
 
 
-def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, set]:
-    """The runs merged with the qrels, and the (run, query) pairs that retrieved something.
+def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame, set]:
+    """The runs in one frame (a run column naming each), the qrels, and the (run, query)
+    pairs that retrieved something.
 
     One file is one run, as in trec_eval, whatever its tag column holds: the run is named
     by the tag of its last line (trec_eval's ``runid``), or by its file name when two files
     end with the same tag.
     """
     qrels = _reading(args.qrels, read_qrels)
-    runs = [_reading(path, read_run) for path in args.runs]
-    names = [_tag(run, path) for run, path in zip(runs, args.runs, strict=True)]
+    read = [_reading(path, _run_without_duplicate_check) for path in args.runs]
+    runs = [run for run, _ in read]
+    # a run is named by its last line's tag (trec_eval's runid), an empty one by its file
+    names = [tag or Path(path).name for (_, tag), path in zip(read, args.runs, strict=True)]
     if len(set(names)) != len(names):  # e.g. two files tagged STANDARD: name runs by file
         names = [Path(path).name for path in args.runs]
         if len(set(names)) != len(names):
             msg = f"two runs share the tag and the file name {names}; rename one"
             raise _UsageError(msg)
-    runs = [run.assign(run=name) for run, name in zip(runs, names, strict=True)]
-    retrieved = {
-        (name, query)
-        for run, name in zip(runs, names, strict=True)
-        for query in run["query"].unique()
-    }
-    run = pd.concat(runs, ignore_index=True)
-    merged = merge_qrels(run, qrels)
-    overlap = merged.attrs["pdireval"]["queries"]
-    if overlap["both"] < overlap["run"]:  # trec_eval leaves them out without a word
+    queries = [run["query"].unique().astype(object) for run in runs]
+    retrieved = {(name, query) for ids, name in zip(queries, names, strict=True) for query in ids}
+    which = np.repeat(np.arange(len(runs), dtype=np.int32), [len(run) for run in runs])
+    frame = runs[0] if len(runs) == 1 else pd.concat(runs, ignore_index=True)
+    frame["run"] = pd.Categorical.from_codes(which, dtype=pd.CategoricalDtype(names))
+    _note_unjudged(np.unique(np.concatenate(queries)), qrels)
+    return frame, qrels, retrieved
+
+
+def _note_unjudged(queries: np.ndarray, qrels: pd.DataFrame) -> None:
+    """Say which of the runs' queries have no judgments: trec_eval leaves them out
+    without a word.
+    """
+    unjudged = queries[~pd.Index(queries).isin(qrels["query"].unique())]
+    if len(unjudged):
         print(
-            f"pdireval: note: {overlap['run'] - overlap['both']} of the runs' {overlap['run']} "
-            f"queries have no judgments and are left out, e.g. {list(overlap['run_only'])}",
+            f"pdireval: note: {len(unjudged)} of the runs' {len(queries)} queries have no "
+            f"judgments and are left out, e.g. {sorted(map(str, unjudged))[:5]}",
             file=sys.stderr,
         )
-    return merged, retrieved
 
 
-def _tag(run: pd.DataFrame, path: str) -> str:
-    """A run file's name for results: the tag of its last line, as trec_eval's ``runid``."""
-    return str(run["run"].iloc[-1]) if len(run) else Path(path).name
+def _run_without_duplicate_check(path: str) -> tuple[pd.DataFrame, str | None]:
+    """The run file as the command line needs it (see ``io._run_lines``), leaving the
+    check for a document listed twice to the evaluation (see ``_evaluate_checked``).
+    """
+    return _run_lines(path, "utf-8")
 
 
+_Read = TypeVar("_Read")
 _LARGE_FILE = 50_000_000  # bytes: about a second of reading
 
 
@@ -351,16 +464,17 @@ def _progress(message: str) -> None:
         print(f"pdireval: {message}", file=sys.stderr, flush=True)
 
 
-def _reading(path: str, read: Callable[[str], pd.DataFrame]) -> pd.DataFrame:
+def _reading(path: str, read: Callable[[str], _Read]) -> _Read:
     """Read one TREC file, telling a watching user what takes the time."""
     size = Path(path).stat().st_size if Path(path).is_file() else 0
     if size > _LARGE_FILE:
         _progress(f"reading {path} ({size / 1e6:,.0f} MB) ...")
     started = time.perf_counter()
-    frame = read(path)
+    result = read(path)
     if size > _LARGE_FILE:
+        frame = cast("pd.DataFrame", result[0] if isinstance(result, tuple) else result)
         _progress(f"read {len(frame):,} lines in {time.perf_counter() - started:.1f} s")
-    return frame
+    return result
 
 
 def _pdireval_labels(measures: list[_Measure]) -> dict[str, str]:
@@ -388,7 +502,8 @@ class _Results:
     """What one evaluation found, for the writer of the chosen format."""
 
     args: argparse.Namespace
-    frame: pd.DataFrame
+    frame: pd.DataFrame  # the runs, a run column naming each
+    qrels: pd.DataFrame
     measures: list[_Measure]
     values: pd.DataFrame  # per (run, query), a column per measure name
     summary: pd.DataFrame  # per run
@@ -405,15 +520,19 @@ def _run_eval(args: argparse.Namespace) -> int:
     fmt = args.format or ("trec" if len(args.runs) == 1 else "table")
     default = ["official"] if fmt == "trec" else list(_COMPACT)
     measures = parse_measures(args.measures or default, trec_order=fmt == "trec")
-    frame, retrieved = _load(args)
+    frame, qrels, retrieved = _load(args)
     if args.baseline is not None and args.baseline not in set(frame["run"]):
         msg = f"--baseline {args.baseline!r} is not a run tag; tags: {sorted(set(frame['run']))}"
         raise _UsageError(msg)
     if len(frame) > 5_000_000:
         _progress(f"evaluating {len(frame):,} rows ...")
-    values = _evaluate(frame, measures, args)
+    values = _evaluate_checked(frame, qrels, measures, args)
     summary = _summarise(values, measures, retrieved)
-    results = _Results(args, frame, measures, values, summary, retrieved)
+    if args.complete and "num_rel" in summary:
+        # trec_eval's -c summary of num_rel counts the judgments labelled above 0 across
+        # the qrels, whatever -l, -M and -J say
+        summary["num_rel"] = int((qrels["rel"].to_numpy() > 0).sum())
+    results = _Results(args, frame, qrels, measures, values, summary, retrieved)
     _WRITERS.get(fmt, _write_report)(results, fmt)
     return 0
 
@@ -434,7 +553,7 @@ def _write_trec(results: _Results, fmt: str) -> None:
         )
     _write("".join(line + "\n" for line in lines), results.args.output)
     if results.args.baseline is not None:
-        print(_comparison_text(results.frame, results.measures, results.args), file=sys.stderr)
+        print(_comparison_text(results, results.args), file=sys.stderr)
 
 
 def _write_table(results: _Results, fmt: str) -> None:
@@ -443,17 +562,14 @@ def _write_table(results: _Results, fmt: str) -> None:
     text = results.table().to_string(float_format=lambda v: f"{v:.4f}") + "\n"
     if args.baseline is not None:  # the paper table with its marks, then the comparisons
         summary_text = "" if not args.per_query else text + "\n"
-        text = summary_text + _comparison_text(results.frame, results.measures, args)
+        text = summary_text + _comparison_text(results, args)
     _write(text, args.output)
 
 
 def _write_csv(results: _Results, fmt: str) -> None:
     """The table as CSV, or with a baseline the comparisons."""
     args = results.args
-    if args.baseline is not None:
-        table = _comparison(results.frame, results.measures, args)
-    else:
-        table = results.table()
+    table = _comparison(results, args) if args.baseline is not None else results.table()
     _write(table.to_csv(), args.output)
 
 
@@ -463,7 +579,7 @@ def _write_json(results: _Results, fmt: str) -> None:
     records = json.loads(results.table().reset_index().to_json(orient="records"))
     payload = {"summary" if not args.per_query else "per_query": records}
     if args.baseline is not None:
-        comparison = _comparison(results.frame, results.measures, args)
+        comparison = _comparison(results, args)
         payload["comparison"] = json.loads(comparison.to_json(orient="records"))
     _write(json.dumps(payload, indent=2) + "\n", args.output)
 
@@ -481,7 +597,8 @@ def _write_report(results: _Results, fmt: str) -> None:
         )
         raise _UsageError(msg)
     metrics = _metrics(results.measures, args.level)
-    report = pdireval.report(results.frame, metrics, baseline=args.baseline, **_options(args))
+    options = _options(args, results.qrels)
+    report = pdireval.report(results.frame, metrics, baseline=args.baseline, **options)
     if fmt == "markdown":
         _write(report.to_markdown() + "\n", args.output)
     elif fmt == "latex":
@@ -498,14 +615,10 @@ _WRITERS: dict[str, Callable[[_Results, str], None]] = {
 }
 
 
-def _comparison(frame: pd.DataFrame, measures: list[_Measure], args) -> pd.DataFrame:
-    metrics = _metrics(measures, args.level)
-    result = pdireval.compare(
-        frame,
-        metrics,
-        baseline=args.baseline,
-        **_options(args),
-    )
+def _comparison(results: _Results, args: argparse.Namespace) -> pd.DataFrame:
+    metrics = _metrics(results.measures, args.level)
+    options = _options(args, results.qrels)
+    result = pdireval.compare(results.frame, metrics, baseline=args.baseline, **options)
     keep = ["run", "metric", "mean", "baseline_mean", "delta", "p_value", "p_adjusted"]
     return result[[*keep, "significant", "wins", "ties", "losses"]].round(4)
 
@@ -517,14 +630,17 @@ def _report_text(report: Report) -> str:
     return f"{table}\n{report.legend()}\n\n{comparison}\n"
 
 
-def _comparison_text(frame: pd.DataFrame, measures: list[_Measure], args) -> str:
-    metrics = _metrics(measures, args.level)
-    report = pdireval.report(frame, metrics, baseline=args.baseline, **_options(args))
+def _comparison_text(results: _Results, args: argparse.Namespace) -> str:
+    metrics = _metrics(results.measures, args.level)
+    options = _options(args, results.qrels)
+    report = pdireval.report(results.frame, metrics, baseline=args.baseline, **options)
     return f"Compared with {args.baseline}:\n\n" + _report_text(report)
 
 
 def demo(output=None) -> int:
     """Evaluate and compare the three runs of the built-in example collection."""
+    from pdireval.datasets import example  # loaded when first used
+
     out = output or sys.stdout
     frame = example()
     metrics = list(_COMPACT)

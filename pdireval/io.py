@@ -40,7 +40,7 @@ import io
 import os
 import re
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -61,6 +61,10 @@ PathOrBuffer = str | bytes | os.PathLike[str] | IO[str] | IO[bytes]
 _RUN_FIELDS = "qid Q0 docno rank score tag"
 _QRELS_FIELDS = "qid iter docno rel"
 _N_FIELDS = {"run": 6, "qrels": 4}
+#: The fields kept: query, doc, score and tag of a run (its "Q0" and rank fields are
+#: ignored, as trec_eval ignores them), every field of qrels.
+_KEPT = {"run": (0, 2, 4, 5), "qrels": (0, 1, 2, 3)}
+_NUMBER = {"run": 4, "qrels": 3}  # the score, the label
 _BOM = b"\xef\xbb\xbf"
 _GZIP = b"\x1f\x8b"
 _OTHER_COMPRESSION = (  # (signature, format, how to decompress)
@@ -82,7 +86,11 @@ _LABEL = re.compile(rb"[+-]?[0-9]+")
 _LABEL_RE2 = r"^[+-]?[0-9]+$"
 _INT64 = (-(2**63), 2**63 - 1)
 _SHOWN = 200  # characters of a line shown in a message
-_BLOCK = 1 << 24  # bytes parsed per CSV block
+_BLOCK = 1 << 24  # bytes scanned at a time
+_CSV_BLOCK = 1 << 22  # bytes parsed per CSV block: larger ones hold more memory at once
+_HEAD = 1 << 16  # bytes read to find a file's first line
+_CODED = pa.dictionary(pa.int32(), pa.binary())  # a field of few distinct values
+_NOT_PLAIN = (b"\x00", b"\r", b"\t", b"\x0b", b"\x0c", b"#")  # bytes that need normalising
 _NOT_IN_IDS = r"[ \t\n\r\x0b\x0c\x00]"  # what an id written to a TREC file must not hold
 
 
@@ -236,18 +244,29 @@ def _first_line(text: bytes) -> bytes | None:
     return text[text.rfind(b"\n", 0, match.start()) + 1 : len(text) if end < 0 else end]
 
 
-def _read_csv(text: bytes, n_columns: int, kind: str) -> pa.Table:
-    """The first 4 or 6 fields of every line of single-space separated ``text``."""
+def _read_csv(
+    text: bytes | str, n_columns: int, kind: str, *, compact: bool = False
+) -> pa.Table | None:
+    """The kept fields of every line of single-space separated ``text`` (each line must
+    have ``n_columns`` fields); None when a line has an empty field (two separators in
+    a row, or one at an edge). ``text`` is the text itself or the name of a file holding
+    it. Fields are read as bytes -- ``text`` is valid UTF-8, so no field needs checking
+    again -- and the kept ones viewed as strings; the fields only checked, and with
+    ``compact`` a run's tags, are dictionary-encoded (a few values each).
+    """
     n = _N_FIELDS[kind]
     names = [str(i) for i in range(n_columns)]
-    types = {str(i): pa.large_string() for i in range(n)}
+    kept = [str(i) for i in _KEPT[kind]]
+    types = {str(i): pa.large_binary() if str(i) in kept else _CODED for i in range(n)}
     if kind == "run":
         types["4"] = pa.float64()
-    block = _BLOCK
+        if compact:
+            types["5"] = _CODED
+    block = _CSV_BLOCK
     while True:
         try:
-            return pa_csv.read_csv(
-                pa.py_buffer(text),
+            table = pa_csv.read_csv(
+                pa.py_buffer(text) if isinstance(text, bytes) else text,
                 read_options=pa_csv.ReadOptions(column_names=names, block_size=block),
                 parse_options=pa_csv.ParseOptions(
                     delimiter=" ", quote_char=False, double_quote=False, escape_char=False
@@ -261,14 +280,38 @@ def _read_csv(text: bytes, n_columns: int, kind: str) -> pa.Table:
                     strings_can_be_null=False,
                 ),
             )
+            break
         except pa.ArrowInvalid as error:  # a line longer than a block: one block
-            largest = min(len(text) + 1, 2**31 - 1)
+            size = len(text) if isinstance(text, bytes) else os.path.getsize(text)
+            largest = min(size + 1, 2**31 - 1)
             if "straddl" not in str(error) or block >= largest:
                 raise
             block = largest
+    if any(_shortest(table.column(name)) == 0 for name in names[:n]):
+        return None
+    return pa.table({name: _as_text(table.column(name)) for name in kept})
 
 
-def _parse(data: bytes, name: str, kind: str) -> pa.Table | None:
+def _shortest(field: pa.ChunkedArray) -> int | None:
+    """The length of the shortest value of a field of bytes (None for numbers or no rows)."""
+    if field.type == _CODED:
+        values = [chunk.dictionary for chunk in field.chunks if len(chunk.dictionary)]
+        return min((_shortest(pa.chunked_array([v])) or 0 for v in values), default=None)
+    if not pa.types.is_binary(field.type) and not pa.types.is_large_binary(field.type):
+        return None
+    return pc.min(pc.binary_length(field)).as_py()
+
+
+def _as_text(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """Bytes known to be UTF-8 as strings, without copying or checking them again."""
+    if column.type != pa.large_binary():
+        return column
+    return pa.chunked_array(
+        [chunk.view(pa.large_string()) for chunk in column.chunks], pa.large_string()
+    )
+
+
+def _parse(data: bytes, name: str, kind: str, *, compact: bool = False) -> pa.Table | None:
     """The fields of ``data`` as an Arrow table (columns "0".."5"); None if it has no lines."""
     n = _N_FIELDS[kind]
     for text in _texts(data, name, kind):
@@ -277,29 +320,99 @@ def _parse(data: bytes, name: str, kind: str) -> pa.Table | None:
             return None
         n_columns = max(n, len(first.split())) if kind == "run" else n
         try:
-            table = _read_csv(text, n_columns, kind)
+            table = _read_csv(text, n_columns, kind, compact=compact)
         except pa.ArrowInvalid:
             continue
-        strings = [table.column(i) for i in range(n) if pa.types.is_large_string(table[i].type)]
-        if any(pc.min(pc.binary_length(column)).as_py() == 0 for column in strings):
-            continue  # an empty field: two separators in a row, an edge not stripped
-        break
+        if table is not None:  # else an empty field: normalise more
+            break
     else:
         raise _diagnosed(data, name, kind)
-    if kind == "run":
-        if pc.any(pc.is_nan(table.column(4))).as_py():
-            raise _diagnosed(data, name, kind)
-        return table
-    labels = table.column(3)
-    if not pc.all(pc.match_substring_regex(labels, _LABEL_RE2)).as_py():
+    checked = _checked(table, kind)
+    if checked is None:
         raise _diagnosed(data, name, kind)
+    return checked
+
+
+def _checked(table: pa.Table, kind: str) -> pa.Table | None:
+    """The table with its labels as integers; None when a score is NaN or a label is no
+    integer (the caller finds the line).
+    """
+    if kind == "run":
+        return None if pc.any(pc.is_nan(table.column("4"))).as_py() else table
+    labels = table.column("3")
+    if not pc.all(pc.match_substring_regex(labels, _LABEL_RE2)).as_py():
+        return None
     if pc.any(pc.starts_with(labels, "+")).as_py():
         labels = pc.utf8_ltrim(labels, "+")
     try:
         labels = pc.cast(labels, pa.int64())
     except pa.ArrowInvalid:  # out of range
-        raise _diagnosed(data, name, kind) from None
+        return None
     return table.set_column(3, "3", labels)
+
+
+def _plain_file(source: PathOrBuffer, encoding: str) -> str | None:
+    """The name of ``source`` when Arrow can parse the file as it is on disk -- UTF-8
+    text without a byte-order mark, compression, NUL bytes, carriage returns, tabs,
+    vertical tabs, form feeds or comments -- else None. The file is scanned in blocks,
+    never held whole, so that reading it costs no more memory than its fields.
+    """
+    if not isinstance(source, str | bytes | os.PathLike):
+        return None
+    if codecs.lookup(encoding).name != "utf-8":
+        return None
+    name = os.fsdecode(source)
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        with open(name, "rb") as handle:
+            block = handle.read(_BLOCK)
+            if block.startswith((_BOM, _GZIP)) or any(
+                signature.match(block) for signature, _, _ in _OTHER_COMPRESSION
+            ):
+                return None
+            while block:
+                if any(byte in block for byte in _NOT_PLAIN):
+                    return None
+                if not block.isascii():
+                    decoder.decode(block)
+                block = handle.read(_BLOCK)
+            decoder.decode(b"", final=True)
+    except (OSError, UnicodeDecodeError):
+        return None  # reading it whole says what is wrong
+    return name
+
+
+def _parse_file(name: str, kind: str, *, compact: bool = False) -> pa.Table | None:
+    """The fields of a plain file (see ``_plain_file``) parsed from disk; None when it
+    needs more than that (no field at all, uneven lines, empty fields, a bad number).
+    """
+    with open(name, "rb") as handle:
+        head = handle.read(_HEAD)
+    first = _first_line(head)
+    if first is None or (len(head) == _HEAD and b"\n" not in head[head.find(first) :]):
+        return None
+    n = _N_FIELDS[kind]
+    n_columns = max(n, len(first.split())) if kind == "run" else n
+    try:
+        table = _read_csv(name, n_columns, kind, compact=compact)
+    except pa.ArrowInvalid:
+        return None
+    return None if table is None else _checked(table, kind)
+
+
+def _fields(
+    source: PathOrBuffer, encoding: str, kind: str, *, compact: bool = False
+) -> tuple[pa.Table | None, str, Callable[[], bytes]]:
+    """A file's fields (None when it has no lines), its name for messages, and a function
+    giving its text for the messages about a line.
+    """
+    name = _plain_file(source, encoding)
+    if name is not None:
+        table = _parse_file(name, kind, compact=compact)
+        if table is not None:
+            return table, name, lambda: _load(source, encoding)[0]
+    data, name = _load(source, encoding)
+    return _parse(data, name, kind, compact=compact), name, lambda: data
 
 
 def _lines(data: bytes) -> Iterator[tuple[int, bytes, list[bytes]]]:
@@ -357,7 +470,9 @@ def _diagnosed(data: bytes, name: str, kind: str) -> SchemaError:
     return SchemaError(msg)
 
 
-def _refuse_duplicates(frame: pd.DataFrame, data: bytes, name: str, what: str) -> None:
+def _refuse_duplicates(
+    frame: pd.DataFrame, text: Callable[[], bytes], name: str, what: str
+) -> None:
     group = pd.factorize(frame["query"])[0].astype(np.int64)
     outer = [column for column in ("run", "subtopic") if column in frame.columns]
     for column in outer:  # a document may appear once per run, once per subtopic
@@ -366,7 +481,7 @@ def _refuse_duplicates(frame: pd.DataFrame, data: bytes, name: str, what: str) -
     repeated = algorithms.repeated_rows(group, frame["doc"])
     if len(repeated):
         row = int(repeated[0])
-        lines = [(number, line) for number, line, _ in _lines(data)]
+        lines = [(number, line) for number, line, _ in _lines(text())]
         same_ids = (frame["query"].to_numpy() == frame["query"].iat[row]) & (
             frame["doc"].to_numpy() == frame["doc"].iat[row]
         )
@@ -391,29 +506,24 @@ def _strings(column: pa.ChunkedArray | pa.Array) -> Any:
 
 
 def _frame(table: pa.Table | None, kind: str) -> pd.DataFrame:
-    if table is None:
-        string, number = pa.array([], pa.large_string()), np.zeros(0)
-        columns = [string, string, string, string]
-    else:
-        columns = [table.column(i) for i in range(table.num_columns)]
+    """The frame of a file's fields (by their place on the line: "0" is the query)."""
+
+    def field(place: int) -> Any:
+        if table is None:
+            return pa.array([], pa.large_string()) if place != _NUMBER[kind] else np.zeros(0)
+        return table.column(str(place))
+
+    number = np.asarray(field(_NUMBER[kind]), dtype=np.float64 if kind == "run" else np.int64)
     if kind == "run":
-        score = number if table is None else columns[4].to_numpy()
         return pd.DataFrame(
             {
-                "query": _strings(columns[0]),
-                "doc": _strings(columns[2]),
-                "score": np.asarray(score, dtype=np.float64),
-                "run": _strings(columns[-1] if table is None else columns[5]),
+                "query": _strings(field(0)),
+                "doc": _strings(field(2)),
+                "score": number,
+                "run": _strings(field(5)),
             }
         )
-    rel = number if table is None else columns[3].to_numpy()
-    return pd.DataFrame(
-        {
-            "query": _strings(columns[0]),
-            "doc": _strings(columns[2]),
-            "rel": np.asarray(rel, dtype=np.int64),
-        }
-    )
+    return pd.DataFrame({"query": _strings(field(0)), "doc": _strings(field(2)), "rel": number})
 
 
 def read_run(path_or_buffer: PathOrBuffer, *, encoding: str = "utf-8") -> pd.DataFrame:
@@ -469,10 +579,30 @@ def read_run(path_or_buffer: PathOrBuffer, *, encoding: str = "utf-8") -> pd.Dat
     1    q1  d2    2.5  bm25
     2    q2  d9    0.1  bm25
     """
-    data, name = _load(path_or_buffer, encoding)
-    frame = _frame(_parse(data, name, "run"), "run")
-    _refuse_duplicates(frame, data, name, "in the run")
+    table, name, text = _fields(path_or_buffer, encoding, "run")
+    frame = _frame(table, "run")
+    _refuse_duplicates(frame, text, name, "in the run")
     return frame
+
+
+def _run_lines(path_or_buffer: PathOrBuffer, encoding: str) -> tuple[pd.DataFrame, str | None]:
+    """A run file as the command line needs it: query, doc and score, and the tag of the
+    last line (trec_eval's run id; None without lines). Every line is
+    checked, but not yet for a document listed twice (evaluation checks that anyway).
+    """
+    table = _fields(path_or_buffer, encoding, "run", compact=True)[0]
+    if table is None or not table.num_rows:
+        return _frame(None, "run").drop(columns="run"), None
+    tags = table.column("5")
+    last = tags.chunk(tags.num_chunks - 1)
+    frame = pd.DataFrame(
+        {
+            "query": _strings(table.column("0")),
+            "doc": _strings(table.column("2")),
+            "score": np.asarray(table.column("4"), dtype=np.float64),
+        }
+    )
+    return frame, last.dictionary[last.indices[-1].as_py()].as_py().decode()
 
 
 def read_qrels(
@@ -524,17 +654,16 @@ def read_qrels(
     if subtopics is not None and not isinstance(subtopics, bool):
         msg = f"subtopics={subtopics!r} must be True, False or None"
         raise SchemaError(msg)
-    data, name = _load(path_or_buffer, encoding)
-    table = _parse(data, name, "qrels")
+    table, name, text = _fields(path_or_buffer, encoding, "qrels")
     frame = _frame(table, "qrels")
-    iteration = None if table is None else table.column(1)
+    iteration = None if table is None else table.column("1")
     keep = subtopics
     if keep is None:
         keep = iteration is not None and len(pc.unique(iteration)) > 1
     if keep:
         values = iteration if iteration is not None else pa.array([], pa.large_string())
         frame.insert(1, "subtopic", _strings(values))
-    _refuse_duplicates(frame, data, name, "in the qrels")
+    _refuse_duplicates(frame, text, name, "in the qrels")
     return frame
 
 

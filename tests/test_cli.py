@@ -67,7 +67,7 @@ CASES = [  # (expected file, options, qrels, run): the Makefile's commands
     ("out.test.aq", ["-q"], "qrels.test", "results.test"),
     ("out.test.aqc", ["-q", "-c"], "qrels.test", "results.trunc"),
     ("out.test.aqcM", ["-q", "-c", "-M100"], "qrels.test", "results.trunc"),
-    ("out.test.aql", ["-q", "-l2"], "qrels.rel_level", "results.test"),
+    ("out.test.aql", ["-m", "relstring.20", "-q", "-l2"], "qrels.rel_level", "results.test"),
 ]
 
 
@@ -87,7 +87,7 @@ def test_all_trec_lines_of_supported_measures(capsys, expected, options, qrels, 
 @needs_data
 def test_measure_parameters_equal_out_test_meas_params(capsys):
     args = ["-q", "-m", "P.5,7,3", "-m", "recall.20,2000", "-m", "Rprec_mult.5.0,0.2,0.35",
-            "-m", "ndcg_cut.10,20", "-m", "success.2,5,20",
+            "-m", "ndcg_cut.10,20", "-m", "success.2,5,20", "-mndcg.1=3,2=9,4=4.5",
             "-m", "iprec_at_recall..10,.20,.25,.75,.50"]  # fmt: skip
     status, out, _ = run_cli(capsys, *args, DATA / "qrels.test", DATA / "results.test")
     assert status == 0
@@ -95,6 +95,7 @@ def test_measure_parameters_equal_out_test_meas_params(capsys):
     names = {line.split("\t")[0].strip() for line in mine}
     assert "P_3" in names
     assert "Rprec_mult_5.00" in names
+    assert "ndcg_1=3,2=9,4=4.5" in names
     assert mine == expected_lines("out.test.meas_params", names)
 
 
@@ -216,11 +217,12 @@ def test_judged_only_prints_nan_where_trec_eval_divides_zero_by_zero(capsys, tmp
     reference = pytrec_eval.RelevanceEvaluator(judgments, measures, judged_docs_only_flag=True)
     for query, values in reference.evaluate(ranking).items():
         for name, value in values.items():
-            shown = "-nan" if value != value else f"{value:.4f}"
-            assert lines[name, query] == shown, (name, query)
-    assert lines["iprec_at_recall_0.00", "2"] == "-nan"
-    assert lines["iprec_at_recall_0.00", "all"] == "-nan"
-    assert lines["set_F", "all"] == "0.6111"  # (1 + 0 + 0.8333) / 3
+            shown = "  -nan" if value != value else f"{value:6.4f}"  # C's %6.4f
+            printed = "set_F_0.25" if name == "set_F" else name  # pytrec_eval drops 0.25
+            assert lines[printed, query] == shown, (name, query)
+    assert lines["iprec_at_recall_0.00", "2"] == "  -nan"
+    assert lines["iprec_at_recall_0.00", "all"] == "  -nan"
+    assert lines["set_F_0.25", "all"] == "0.6111"  # (1 + 0 + 0.8333) / 3
 
 
 def test_means_add_up_in_query_order_as_trec_eval(capsys, tmp_path):
@@ -252,8 +254,10 @@ def test_means_add_up_in_query_order_as_trec_eval(capsys, tmp_path):
         ("iprec_at_recall..0.15,0.9", ["iprec_at_recall_0.00", "iprec_at_recall_0.90"]),
         ("P.10,5", ["P_5", "P_10"]),
         ("P.5x,2", ["P_2", "P_5"]),  # atol reads "5x" as 5
-        ("set_F.0.25", ["set_F"]),
+        ("set_F.0.25", ["set_F_0.25"]),  # named by the parameters as typed
+        ("set_F.0.250", ["set_F_0.250"]),
         ("set_F", ["set_F"]),
+        ("ndcg.1=2,0=1", ["ndcg_1=2,0=1"]),
     ],
 )
 def test_measure_parameters_are_read_as_trec_eval_reads_them(capsys, tmp_path, measure, names):

@@ -24,6 +24,12 @@ facts = {{"with_pandas_only": loaded(), "accessor_before": hasattr(pd.DataFrame(
 frame_attrs, series_attrs = set(dir(pd.DataFrame)), set(dir(pd.Series))
 import pdireval, pdireval.api, pdireval.metrics
 facts["after_import"] = loaded()
+parts = ("pdireval.datasets", "pdireval.plotting", "pdireval._report", "pdireval._excel",
+         "pdireval.io", "pdireval.pooling", "pdireval.reproducibility", "pdireval.overlap",
+         "pdireval.correlation", "pdireval.dask")
+facts["parts_after_import"] = sorted(m for m in parts if m in sys.modules)
+facts["read_run"] = pdireval.read_run.__module__
+facts["parts_after_use"] = sorted(m for m in parts if m in sys.modules)
 facts["accessor_after"] = type(pd.DataFrame().ireval).__name__
 facts["new_frame_attrs"] = sorted(set(dir(pd.DataFrame)) - frame_attrs)
 facts["new_series_attrs"] = sorted(set(dir(pd.Series)) - series_attrs)
@@ -66,6 +72,14 @@ def test_import_does_not_pull_optional_dependencies(facts: dict) -> None:
     """After `import pdireval` (and its public submodules) no optional package is loaded."""
     assert facts["with_pandas_only"] == []
     assert facts["after_import"] == []
+
+
+def test_optional_parts_load_when_first_used(facts: dict) -> None:
+    """`import pdireval` loads no example collection, figures, reports, file reading or
+    analyses beyond evaluation; the first use of one loads it, and only it."""
+    assert facts["parts_after_import"] == []
+    assert facts["read_run"] == "pdireval.io"
+    assert facts["parts_after_use"] == ["pdireval.io"]
 
 
 def test_evaluating_does_not_pull_optional_dependencies(facts: dict) -> None:

@@ -202,14 +202,21 @@ def test_reproduction_p_values_are_scipy_s_where_they_are_defined(values, shifts
     second = np.resize(np.asarray(shifts), len(first)) + first if paired else np.asarray(shifts)
     if paired:
         difference = first - second
-        found = reproducibility._paired_p(stats, difference)
-        spread = np.std(difference, ddof=1)
-        expected = _scipy_p(stats.ttest_rel, first, second) if spread > 1e-6 else None
+        difference[np.abs(difference) <= 1e-12] = 0.0  # equal values, as compare reads them
+        found = reproducibility._paired_p(stats, first - second)
+        if not difference.any():
+            expected = 1.0
+        elif np.std(difference, ddof=1) <= 1e-12:
+            expected = 0.0  # one constant difference: t is infinite
+        else:
+            expected = _scipy_p(stats.ttest_rel, difference, np.zeros_like(difference))
     else:
         found = reproducibility._unpaired_p(stats, first, second)
-        spread = max(np.std(first, ddof=1), np.std(second, ddof=1))
-        expected = _scipy_p(stats.ttest_ind, first, second) if spread > 1e-6 else None
-    if expected is None:
-        assert found in (0.0, 1.0)
+        if max(np.std(first, ddof=1), np.std(second, ddof=1)) <= 1e-12:
+            expected = 1.0 if abs(first.mean() - second.mean()) <= 1e-12 else 0.0
+        else:
+            expected = _scipy_p(stats.ttest_ind, first, second)
+    if expected in (0.0, 1.0):
+        assert found == expected
     else:
-        assert found == pytest.approx(expected, rel=1e-9, abs=1e-12)
+        assert found == pytest.approx(expected, rel=1e-6, abs=1e-12)
