@@ -362,6 +362,8 @@ def _plain_file(source: PathOrBuffer, encoding: str) -> str | None:
     if codecs.lookup(encoding).name != "utf-8":
         return None
     name = os.fsdecode(source)
+    if not os.path.isfile(name):  # a pipe (/dev/stdin, <(zcat ...)) can be read only once
+        return None
     decoder = codecs.getincrementaldecoder("utf-8")()
     try:
         with open(name, "rb") as handle:

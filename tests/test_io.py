@@ -15,6 +15,7 @@ import io
 import math
 import os
 import re
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -753,3 +754,89 @@ def test_write_qrels_then_read_qrels_gives_the_frame_back(rows):
     back = pdireval.read_qrels(io.StringIO(out.getvalue()))
     expected = frame.sort_values(["query", "doc"]).reset_index(drop=True)
     pd.testing.assert_frame_equal(back, expected.astype({"query": STR, "doc": STR}))
+
+
+# The same text read from a file on disk (Arrow parses the file itself when it needs no
+# normalising) and from a buffer (always the bytes in memory): one frame, one error.
+_FIELD = st.text(alphabet="abcXYZ019-_.é", min_size=1, max_size=6)
+_SEPARATOR = st.sampled_from([" "] * 40 + ["  ", "\t"])
+
+
+@st.composite
+def _run_texts(draw: st.DrawFn) -> str:
+    """Run files, most of them plain (single spaces, six fields, numbers for scores)."""
+    lines = []
+    for _ in range(draw(st.integers(0, 12))):
+        fields = [
+            draw(_FIELD),
+            "Q0",
+            draw(st.sampled_from(["d#1"] + [draw(_FIELD)] * 40)),  # a '#' in an id, rarely
+            str(draw(st.integers(0, 99))),
+            draw(st.sampled_from(["1", "0.5", "-2.25", "1e3", "3", "inf"] * 8 + ["x", "nan"])),
+            draw(_FIELD),
+        ]
+        fields += draw(st.sampled_from([[]] * 40 + [["x"], ["x", "y"]]))  # ignored fields
+        ending = draw(st.sampled_from([""] * 40 + [" ", "\r"]))
+        lines.append(draw(_SEPARATOR).join(fields) + ending)
+    return "\n".join(lines) + draw(st.sampled_from(["", "\n"]))
+
+
+@st.composite
+def _qrels_texts(draw: st.DrawFn) -> str:
+    """Qrels files, most of them plain."""
+    lines = []
+    for _ in range(draw(st.integers(0, 12))):
+        label = draw(st.sampled_from(["0", "1", "2", "-1", "+3"] * 8 + ["x", "1.5"]))
+        fields = [draw(_FIELD), draw(st.sampled_from(["0"] * 20 + ["a"])), draw(_FIELD), label]
+        lines.append(draw(_SEPARATOR).join(fields) + draw(st.sampled_from([""] * 40 + [" "])))
+    return "\n".join(lines) + draw(st.sampled_from(["", "\n"]))
+
+
+def _outcome(read, source):
+    try:
+        return read(source)
+    except pdireval.SchemaError as error:
+        return str(error).replace(str(source), "<buffer>")  # the same message otherwise
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(text=_run_texts())
+def test_a_file_on_disk_reads_as_the_same_bytes_in_memory(tmp_path, text):
+    path = tmp_path / "run.txt"
+    path.write_bytes(text.encode())
+    from_disk = _outcome(pdireval.read_run, path)
+    in_memory = _outcome(pdireval.read_run, io.BytesIO(text.encode()))
+    if isinstance(in_memory, pd.DataFrame):
+        pd.testing.assert_frame_equal(from_disk, in_memory)
+    else:
+        assert from_disk == in_memory
+
+
+@settings(
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(text=_qrels_texts())
+def test_qrels_on_disk_read_as_the_same_bytes_in_memory(tmp_path, text):
+    path = tmp_path / "qrels.txt"
+    path.write_bytes(text.encode())
+    from_disk = _outcome(pdireval.read_qrels, path)
+    in_memory = _outcome(pdireval.read_qrels, io.BytesIO(text.encode()))
+    if isinstance(in_memory, pd.DataFrame):
+        pd.testing.assert_frame_equal(from_disk, in_memory)
+    else:
+        assert from_disk == in_memory
+
+
+def test_a_pipe_is_read_once(tmp_path):
+    """A named pipe (what a shell's <(zcat run.gz) gives) holds the text once: it is
+    read as it comes, not scanned first and read again."""
+    text = "q1 Q0 d1 1 2.5 t\nq1 Q0 d2 2 1.5 t\n"
+    pipe = tmp_path / "run.fifo"
+    os.mkfifo(pipe)
+    writer = threading.Thread(target=pipe.write_text, args=(text,))
+    writer.start()
+    frame = pdireval.read_run(pipe)
+    writer.join()
+    pd.testing.assert_frame_equal(frame, pdireval.read_run(io.StringIO(text)))
