@@ -205,3 +205,18 @@ def test_every_change_pandas_allows_is_seen_by_the_next_evaluation(dtype: str, d
         else:
             assert isinstance(found, pd.DataFrame), found
             pd.testing.assert_frame_equal(found, expected)
+
+
+def test_a_result_changed_in_place_does_not_change_the_next_one() -> None:
+    """Result labels are built for each call: writing into one table's column labels
+    (possible for object-dtype labels on pandas 2) leaves the next table's alone."""
+    frame = pd.DataFrame(
+        {"query": ["q"] * 3, "doc": ["a", "b", "c"], "score": [3.0, 2.0, 1.0], "rel": [1, 0, 1]}
+    )
+    first = pdireval.evaluate(frame, ["AP", "P@2"])
+    labels = first.columns.to_numpy()
+    if labels.flags.writeable and np.shares_memory(labels, first.columns.values):
+        first.columns.values[0] = "changed"
+    second = pdireval.evaluate(frame, ["AP", "P@2"])
+    assert second.columns.tolist() == ["AP", "P@2"]
+    assert not np.shares_memory(first.columns.to_numpy(), second.columns.to_numpy())

@@ -15,7 +15,6 @@ Nothing is kept between calls: a result depends only on the frame and options gi
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Hashable
 from dataclasses import dataclass
 
@@ -73,16 +72,9 @@ class Prepared:
         block = np.empty((len(index), len(values)), dtype=np.float64)  # one block: fast
         for at, column in enumerate(values.values()):
             block[:, at] = column
-        return pd.DataFrame(block, index=index, columns=_metric_labels(tuple(values)).copy())
-
-
-@functools.lru_cache(maxsize=256)
-def _metric_labels(labels: tuple[str, ...]) -> pd.Index:
-    """The columns of a result, built once per tuple of labels (a tuple of strings is
-    immutable, and callers get a copy: a name set on one stays there). Building an Index
-    of strings costs tens of microseconds, a noticeable part of a call on a small frame.
-    """
-    return pd.Index(list(labels), name="metric")
+        # new on every call: a result shared between calls could be changed in place
+        columns = pd.Index(list(values), name="metric")
+        return pd.DataFrame(block, index=index, columns=columns)
 
 
 @dataclass(frozen=True)
