@@ -49,6 +49,11 @@ _LATEX = {
 }
 
 
+def _one_line(text: object) -> str:
+    """``text`` on one line (line breaks as spaces), control characters replaced."""
+    return _CONTROL.sub(_REPLACEMENT, _LINE_BREAKS.sub(" ", str(text)))
+
+
 def excel_is_formula(text: str) -> bool:
     """Whether a spreadsheet would read ``text`` as a formula (it must be written as text).
 
@@ -79,7 +84,7 @@ def markdown(text: object) -> str:
     >>> markdown("<script>x</script> | *a*\\nb")
     '&lt;script&gt;x&lt;/script&gt; \\\\| \\\\*a\\\\* b'
     """
-    one_line = _CONTROL.sub(_REPLACEMENT, _LINE_BREAKS.sub(" ", str(text)))
+    one_line = _one_line(text)
 
     def escaped(match: re.Match[str]) -> str:
         char = match.group(1)
@@ -107,8 +112,7 @@ def latex(text: object) -> str:
     >>> print(latex("a_b & 50% <x> \\\\alpha"))
     a\\_b \\& 50\\% \\textless{}x\\textgreater{} \\textbackslash{}alpha
     """
-    one_line = _CONTROL.sub(_REPLACEMENT, _LINE_BREAKS.sub(" ", str(text)))
-    return "".join(_LATEX.get(char, char) for char in one_line)
+    return "".join(_LATEX.get(char, char) for char in _one_line(text))
 
 
 def matplotlib(text: object) -> str:

@@ -244,6 +244,12 @@ def _first_line(text: bytes) -> bytes | None:
     return text[text.rfind(b"\n", 0, match.start()) + 1 : len(text) if end < 0 else end]
 
 
+def _n_columns(first: bytes, kind: str) -> int:
+    """The fields every line must have: a run's first line may have more than six."""
+    n = _N_FIELDS[kind]
+    return max(n, len(first.split())) if kind == "run" else n
+
+
 def _read_csv(
     text: bytes | str, n_columns: int, kind: str, *, compact: bool = False
 ) -> pa.Table | None:
@@ -294,9 +300,8 @@ def _read_csv(
 
 def _shortest(field: pa.ChunkedArray) -> int | None:
     """The length of the shortest value of a field of bytes (None for numbers or no rows)."""
-    if field.type == _CODED:
-        values = [chunk.dictionary for chunk in field.chunks if len(chunk.dictionary)]
-        return min((_shortest(pa.chunked_array([v])) or 0 for v in values), default=None)
+    if field.type == _CODED:  # every value a row holds is in its chunk's dictionary
+        field = pa.chunked_array([chunk.dictionary for chunk in field.chunks], pa.binary())
     if not pa.types.is_binary(field.type) and not pa.types.is_large_binary(field.type):
         return None
     return pc.min(pc.binary_length(field)).as_py()
@@ -313,14 +318,12 @@ def _as_text(column: pa.ChunkedArray) -> pa.ChunkedArray:
 
 def _parse(data: bytes, name: str, kind: str, *, compact: bool = False) -> pa.Table | None:
     """The fields of ``data`` as an Arrow table (columns "0".."5"); None if it has no lines."""
-    n = _N_FIELDS[kind]
     for text in _texts(data, name, kind):
         first = _first_line(text)
         if first is None:
             return None
-        n_columns = max(n, len(first.split())) if kind == "run" else n
         try:
-            table = _read_csv(text, n_columns, kind, compact=compact)
+            table = _read_csv(text, _n_columns(first, kind), kind, compact=compact)
         except pa.ArrowInvalid:
             continue
         if table is not None:  # else an empty field: normalise more
@@ -393,10 +396,8 @@ def _parse_file(name: str, kind: str, *, compact: bool = False) -> pa.Table | No
     first = _first_line(head)
     if first is None or (len(head) == _HEAD and b"\n" not in head[head.find(first) :]):
         return None
-    n = _N_FIELDS[kind]
-    n_columns = max(n, len(first.split())) if kind == "run" else n
     try:
-        table = _read_csv(name, n_columns, kind, compact=compact)
+        table = _read_csv(name, _n_columns(first, kind), kind, compact=compact)
     except pa.ArrowInvalid:
         return None
     return None if table is None else _checked(table, kind)

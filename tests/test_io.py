@@ -799,19 +799,23 @@ def _outcome(read, source):
         return str(error).replace(str(source), "<buffer>")  # the same message otherwise
 
 
+def _same_from_disk_and_memory(tmp_path, text: str, read) -> None:
+    path = tmp_path / "file.txt"
+    path.write_bytes(text.encode())
+    from_disk = _outcome(read, path)
+    in_memory = _outcome(read, io.BytesIO(text.encode()))
+    if isinstance(in_memory, pd.DataFrame):
+        pd.testing.assert_frame_equal(from_disk, in_memory)
+    else:
+        assert from_disk == in_memory
+
+
 @settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(text=_run_texts())
 def test_a_file_on_disk_reads_as_the_same_bytes_in_memory(tmp_path, text):
-    path = tmp_path / "run.txt"
-    path.write_bytes(text.encode())
-    from_disk = _outcome(pdireval.read_run, path)
-    in_memory = _outcome(pdireval.read_run, io.BytesIO(text.encode()))
-    if isinstance(in_memory, pd.DataFrame):
-        pd.testing.assert_frame_equal(from_disk, in_memory)
-    else:
-        assert from_disk == in_memory
+    _same_from_disk_and_memory(tmp_path, text, pdireval.read_run)
 
 
 @settings(
@@ -819,14 +823,7 @@ def test_a_file_on_disk_reads_as_the_same_bytes_in_memory(tmp_path, text):
 )
 @given(text=_qrels_texts())
 def test_qrels_on_disk_read_as_the_same_bytes_in_memory(tmp_path, text):
-    path = tmp_path / "qrels.txt"
-    path.write_bytes(text.encode())
-    from_disk = _outcome(pdireval.read_qrels, path)
-    in_memory = _outcome(pdireval.read_qrels, io.BytesIO(text.encode()))
-    if isinstance(in_memory, pd.DataFrame):
-        pd.testing.assert_frame_equal(from_disk, in_memory)
-    else:
-        assert from_disk == in_memory
+    _same_from_disk_and_memory(tmp_path, text, pdireval.read_qrels)
 
 
 def test_a_pipe_is_read_once(tmp_path):
