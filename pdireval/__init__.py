@@ -53,6 +53,7 @@ from pdireval.metrics import Metric, parse_metric
 if TYPE_CHECKING:
     from pdireval import datasets
     from pdireval._report import Report
+    from pdireval import fusion
     from pdireval.correlation import (
         kendall,
         rank_correlation,
@@ -60,6 +61,7 @@ if TYPE_CHECKING:
         system_correlation,
         tau_ap,
     )
+    from pdireval.fusion import fuse, normalize, optimize_fusion
     from pdireval.io import read_qrels, read_run, write_qrels, write_run
     from pdireval.overlap import rank_biased_overlap, rbo
     from pdireval.pooling import pool, pool_contribution
@@ -82,6 +84,8 @@ _LOADED_WHEN_USED = {
     **{name: ("pdireval.overlap", name) for name in ("rank_biased_overlap", "rbo")},
     **{name: ("pdireval.pooling", name) for name in ("pool", "pool_contribution")},
     "reproduction": ("pdireval.reproducibility", "reproduction"),
+    "fusion": ("pdireval.fusion", None),
+    **{name: ("pdireval.fusion", name) for name in ("fuse", "normalize", "optimize_fusion")},
 }
 
 
@@ -116,6 +120,8 @@ __all__ = [
     "dcg",
     "efficiency",
     "evaluate",
+    "fuse",
+    "fusion",
     "gmap",
     "kendall",
     "map",
@@ -123,6 +129,8 @@ __all__ = [
     "metrics",
     "mrr",
     "ndcg",
+    "normalize",
+    "optimize_fusion",
     "parse_metric",
     "per_query",
     "pool",

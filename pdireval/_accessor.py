@@ -284,6 +284,30 @@ class IREvalAccessor:
         """A metric at several cutoffs as a long table: :func:`pdireval.curve`."""
         return api.curve(self._obj, metric, ks, average=average, columns=self._columns, **options)
 
+    def fuse(
+        self,
+        method: str = "wsum",
+        *,
+        norm: str | None = "min-max",
+        weights: Iterable[float] | Mapping[Hashable, float] | None = None,
+        depth: int | None = None,
+        name: Hashable | None = None,
+        **params: float,
+    ) -> pd.DataFrame:
+        """Fuse the runs of this frame into one: :func:`pdireval.fuse`."""
+        from pdireval.fusion import fuse  # loaded when first used
+
+        return fuse(
+            self._obj,
+            method,
+            norm=norm,  # type: ignore[arg-type]
+            weights=weights,  # type: ignore[arg-type]
+            depth=depth,
+            name=name,
+            columns=self._columns,
+            **params,
+        )
+
     @property
     def plot(self) -> PlotAccessor:
         """Matplotlib figures of this frame; see :mod:`pdireval.plotting`."""
