@@ -51,9 +51,8 @@ from pdireval.api import (
 from pdireval.metrics import Metric, parse_metric
 
 if TYPE_CHECKING:
-    from pdireval import datasets
+    from pdireval import datasets, fusion
     from pdireval._report import Report
-    from pdireval import fusion
     from pdireval.correlation import (
         kendall,
         rank_correlation,

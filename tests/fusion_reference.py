@@ -30,7 +30,7 @@ def rankings(frame: pd.DataFrame, depth: int | None = None) -> dict[Any, dict[An
         out[run] = {}
         for query in queries:
             mine = rows[rows["query"] == query]
-            ranking = trec_sorted(list(zip(mine["doc"], mine["score"].astype(float))))
+            ranking = trec_sorted(list(zip(mine["doc"], mine["score"].astype(float), strict=True)))
             out[run][query] = ranking[:depth] if depth is not None else ranking
     return out
 
@@ -85,7 +85,7 @@ def fuse(
     """query -> doc -> fused score."""
     runs = normalise(rankings(frame, depth), norm)
     names = list(runs)
-    w = dict(zip(names, weights or [1.0] * len(names)))
+    w = dict(zip(names, weights or [1.0] * len(names), strict=True))
     out: dict[Any, dict[Any, float]] = {}
     for query in runs[names[0]]:
         lists = {run: runs[run][query] for run in names}

@@ -38,8 +38,12 @@ def test_rrf_worked_example(runs: pd.DataFrame) -> None:
 
 def test_equal_scores_ranked_by_doc_id_descending() -> None:
     frame = pd.DataFrame(
-        {"run": ["x", "x", "y", "y"], "query": "q", "doc": ["d10", "d9", "d9", "d10"],
-         "score": [2.0, 1.0, 2.0, 1.0]}
+        {
+            "run": ["x", "x", "y", "y"],
+            "query": "q",
+            "doc": ["d10", "d9", "d9", "d10"],
+            "score": [2.0, 1.0, 2.0, 1.0],
+        }
     )
     fused = pdireval.fuse(frame, "CombSUM", norm=None)
     assert fused["doc"].tolist() == ["d9", "d10"]  # "d9" > "d10" as strings
@@ -50,8 +54,9 @@ def test_list_and_dict_of_frames_equal_the_long_frame(runs: pd.DataFrame) -> Non
     parts = {name: rows.drop(columns="run") for name, rows in runs.groupby("run", sort=False)}
     from_long = pdireval.fuse(runs, "wsum", weights=[1.0, 2.0])
     from_dict = pdireval.fuse(parts, "wsum", weights={"dense": 2.0, "bm25": 1.0})
-    from_list = pdireval.fuse([runs[runs.run == "bm25"], runs[runs.run == "dense"]],
-                              "wsum", weights=[1.0, 2.0])
+    from_list = pdireval.fuse(
+        [runs[runs.run == "bm25"], runs[runs.run == "dense"]], "wsum", weights=[1.0, 2.0]
+    )
     pd.testing.assert_frame_equal(from_long, from_dict)
     pd.testing.assert_frame_equal(from_long, from_list)
 
@@ -86,7 +91,8 @@ def test_fused_run_is_evaluated_written_and_compared(runs: pd.DataFrame) -> None
 
 def test_depth_keeps_the_top_of_each_ranking(runs: pd.DataFrame) -> None:
     fused = pdireval.fuse(runs, "CombSUM", norm=None, depth=1)
-    assert set(zip(fused["query"], fused["doc"])) == {("q1", "a"), ("q1", "b"), ("q2", "c")}
+    pairs = set(zip(fused["query"], fused["doc"], strict=True))
+    assert pairs == {("q1", "a"), ("q1", "b"), ("q2", "c")}
 
 
 def test_runs_with_different_query_sets_cover_every_query() -> None:
@@ -139,7 +145,8 @@ def test_optimize_fusion_parameter_grid_and_cross_validation(runs) -> None:
     qrels = pd.DataFrame({"query": ["q1", "q2"], "doc": ["b", "c"], "rel": [1, 1]})
     found = pdireval.optimize_fusion(runs, qrels, "rrf", params={"k": [1, 60]}, folds=2)
     assert found.table["k"].tolist() == [1, 60]
-    assert found.folds is not None and found.folds["queries"].sum() == 2
+    assert found.folds is not None
+    assert found.folds["queries"].sum() == 2
     assert set(found.best) == {"k"}
 
 
@@ -208,3 +215,15 @@ def test_bad_step_is_refused(runs) -> None:
     qrels = pd.DataFrame({"query": ["q1"], "doc": ["d"], "rel": [1]})
     with pytest.raises(MetricError, match="divide 1"):
         pdireval.optimize_fusion(runs, qrels, "wsum", step=0.3)
+
+
+def test_user_guide_examples_run() -> None:
+    import doctest
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parent.parent / "docs" / "fusion.rst"
+    failed, attempted = doctest.testfile(
+        str(page), module_relative=False, optionflags=doctest.NORMALIZE_WHITESPACE
+    )
+    assert attempted > 5
+    assert failed == 0

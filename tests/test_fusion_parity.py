@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import fusion_reference as reference
 import numpy as np
 import pandas as pd
 import pytest
@@ -28,12 +29,11 @@ from hypothesis import strategies as st
 
 import pdireval
 from pdireval.fusion import METHODS, NORMS
-import fusion_reference as reference
 
 ranx = pytest.importorskip("ranx", reason="ranx is not installed (pip install 'pdireval[test]')")
 
 QUERIES = ("q1", "q2", "10", "9", "é")
-DOCS = tuple(f"d{i}" for i in range(10)) + ("D1", "x-1")
+DOCS = (*(f"d{i}" for i in range(10)), "D1", "x-1")
 SCORES = (-2.0, 0.0, 0.5, 1.0, 1.0, 3.0)
 RANK_METHODS = ("RRF", "RBC", "ISR", "log_ISR", "logN_ISR", "BordaFuse", "wBordaFuse")
 CONDORCET = ("Condorcet", "wCondorcet")
@@ -61,9 +61,7 @@ RANX_NAMES = {
     "WMNZ": "wmnz",
 }
 PARAMS: dict[str, dict[str, float]] = {"CombGMNZ": {"gamma": 0.5}, "RBC": {"phi": 0.8}}
-SETTINGS = settings(
-    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @st.composite
@@ -108,7 +106,7 @@ def _to_ranx(frame: pd.DataFrame, every_query: bool = True) -> list[Any]:
         run = ranx.Run(name=str(name))
         for query in queries if every_query else sorted(set(rows["query"])):
             run.run[query] = Dict.empty(key_type=types.unicode_type, value_type=types.float64)
-        for query, doc, score in zip(rows["query"], rows["doc"], rows["score"]):
+        for query, doc, score in zip(rows["query"], rows["doc"], rows["score"], strict=True):
             run.add_score(query, doc, float(score))
         run.sort()
         runs.append(run)
@@ -135,7 +133,7 @@ def _ranx_fuse(frame: pd.DataFrame, method: str, norm: str | None, weights=None)
 
 def _as_dict(fused: pd.DataFrame) -> dict:
     out: dict[Any, dict[Any, float]] = {}
-    for query, doc, score in zip(fused["query"], fused["doc"], fused["score"]):
+    for query, doc, score in zip(fused["query"], fused["doc"], fused["score"], strict=True):
         out.setdefault(query, {})[doc] = score
     return out
 
@@ -153,7 +151,7 @@ def _assert_trec_ordered(fused: pd.DataFrame) -> None:
     """Ranks 1..n per query, score descending, equal scores by doc id descending."""
     for _, rows in fused.groupby("query", sort=False):
         assert rows["rank"].tolist() == list(range(1, len(rows) + 1))
-        expected = reference.trec_sorted(list(zip(rows["doc"], rows["score"])))
+        expected = reference.trec_sorted(list(zip(rows["doc"], rows["score"], strict=True)))
         assert rows["doc"].tolist() == [doc for doc, _ in expected]
 
 
@@ -233,8 +231,9 @@ def _strict_majorities(frame: pd.DataFrame, weights: list[float]) -> bool:
         wins = dict.fromkeys(docs, 0)
         for i, x in enumerate(docs):
             for y in docs[i + 1 :]:
-                for_x = sum(w for r, w in zip(names, weights) if reference._above(places[r], x, y))
-                for_y = sum(w for r, w in zip(names, weights) if reference._above(places[r], y, x))
+                votes = list(zip(names, weights, strict=True))
+                for_x = sum(w for r, w in votes if reference._above(places[r], x, y))
+                for_y = sum(w for r, w in votes if reference._above(places[r], y, x))
                 neither = sum(weights) - for_x - for_y
                 if for_x == for_y or abs(for_x - for_y) < neither:
                     return False

@@ -156,7 +156,7 @@ def weights_of(runs: Runs, method: Method, weights: Weights) -> np.ndarray:
             )
             raise MetricError(msg)
         values = [weights[name] for name in runs.names]
-    elif isinstance(weights, Sequence) and not isinstance(weights, str) or isinstance(
+    elif (isinstance(weights, Sequence) and not isinstance(weights, str)) or isinstance(
         weights, np.ndarray
     ):
         values = list(weights)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -26,7 +26,7 @@ from pdireval._prepare.ordering import TieBreak
 __all__ = ["Runs", "RunsLike", "read_runs"]
 
 #: What the fusion functions accept: one long frame with a run column, or run frames.
-RunsLike = Union[pd.DataFrame, Sequence[pd.DataFrame], Mapping[Hashable, pd.DataFrame]]
+RunsLike = pd.DataFrame | Sequence[pd.DataFrame] | Mapping[Hashable, pd.DataFrame]
 
 
 @dataclass(frozen=True)
@@ -121,7 +121,9 @@ def read_runs(
         column = frame[cols.name(role)]
         if column.isna().any():
             row = column.index[np.flatnonzero(column.isna().to_numpy())[0]]
-            msg = f"the {role} column {cols.name(role)!r} is missing at row {row!r}; fill or drop it"
+            msg = (
+                f"the {role} column {cols.name(role)!r} is missing at row {row!r}; fill or drop it"
+            )
             raise SchemaError(msg)
     run_codes, names = _runs_in_given_order(run_values)
     query_codes, queries = _factorize_sorted(frame[query_col])
@@ -181,7 +183,8 @@ def _one_frame(
             pieces.append(frame)
             continue
         run_col = cols.run or "run"
-        pieces.append(frame.assign(**{run_col: f"run{i + 1}" if name is None else name}))
+        label: Any = f"run{i + 1}" if name is None else name
+        pieces.append(frame.assign(**{run_col: label}))
     if not pieces:
         msg = "no runs given; pass a list or dict of at least two run frames"
         raise SchemaError(msg)

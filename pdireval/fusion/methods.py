@@ -137,7 +137,8 @@ def _logn_isr(runs: Runs, weights: np.ndarray, *, sigma: float) -> np.ndarray:
 
 def _borda_points(runs: Runs, weights: np.ndarray) -> np.ndarray:
     """Weighted Borda count: a run gives its i-th document (0-based) ``c - i`` points and
-    each candidate it did not retrieve ``(c - n + 1) / 2``, the mean of the points left."""
+    each candidate it did not retrieve ``(c - n + 1) / 2``, the mean of the points left.
+    """
     candidates = runs.candidates()
     count = runs.per_group().reshape(runs.n_runs, runs.n_queries)
     unranked = (candidates[None, :] - count + 1) / 2  # per (run, query)
@@ -148,7 +149,8 @@ def _borda_points(runs: Runs, weights: np.ndarray) -> np.ndarray:
 
 def _condorcet(runs: Runs, weights: np.ndarray) -> np.ndarray:
     """Condorcet fusion: documents ordered by their pairwise majorities (Copeland's rule:
-    wins minus losses), scored ``c - i`` for the i-th (0-based) of ``c`` candidates."""
+    wins minus losses), scored ``c - i`` for the i-th (0-based) of ``c`` candidates.
+    """
     copeland = _copeland(runs, weights)
     from pdireval.fusion._runs import _positions
 

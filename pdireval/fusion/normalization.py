@@ -32,7 +32,8 @@ def _floored(values: np.ndarray) -> np.ndarray:
 
 def _extremes(runs: Runs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Highest and lowest score of each ranking, and its length (the best is at
-    position 1, the worst at position n: no reduction needed)."""
+    position 1, the worst at position n: no reduction needed).
+    """
     count = runs.per_group()
     groups = runs.n_runs * runs.n_queries
     high, low = np.zeros(groups), np.zeros(groups)
@@ -84,7 +85,8 @@ def _rank(runs: Runs) -> Runs:
 
 def _borda(runs: Runs) -> Runs:
     """Every candidate gets a score in every run: a retrieved document ``1 - i / c``, the
-    others ``(c - n + 1) / (2 c)`` (the mean of the points left, scaled like the rest)."""
+    others ``(c - n + 1) / (2 c)`` (the mean of the points left, scaled like the rest).
+    """
     candidates = runs.candidates()
     count = runs.per_group()
     # every (run, pair): the retrieved rows keep their place, the others are added
@@ -217,7 +219,9 @@ def normalize(
     """
     read = read_runs(runs, columns, depth)
     normalised = apply_norm(read, method if method is not None else "min-max")
-    order = np.lexsort((normalised.position, normalised.group % max(read.n_queries, 1), normalised.run))
+    order = np.lexsort(
+        (normalised.position, normalised.group % max(read.n_queries, 1), normalised.run)
+    )
     query_col, doc_col = read.columns
     query_of = normalised.row_query
     return pd.DataFrame(

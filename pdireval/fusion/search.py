@@ -90,9 +90,10 @@ def _param_grid(method: Method, params: Mapping[str, Sequence[float]] | None) ->
         raise MetricError(msg)
     grid = {}
     for name in method.params:
+        values: list[Any]
         if name in given:
-            values = given[name]
-            values = [values] if np.isscalar(values) else list(values)
+            tried: Any = given[name]
+            values = [tried] if np.isscalar(tried) else list(tried)
         else:
             first, last, step = _DEFAULT_GRIDS[name]
             count = round((last - first) / step) + 1
@@ -187,7 +188,7 @@ def optimize_fusion(
     weights = weight_grid(read.n_runs, step) if chosen.weighted else [None]
     grid = _param_grid(chosen, params)
     configs = [
-        (w, dict(zip(grid, values)))
+        (w, dict(zip(grid, values, strict=True)))
         for w in weights
         for values in itertools.product(*grid.values())
     ]
@@ -219,7 +220,7 @@ def _as_arguments(runs: Runs, config: tuple[Any, dict]) -> Mapping[str, Any]:
     weights, params = config
     arguments: dict[str, Any] = {}
     if weights is not None:
-        arguments["weights"] = dict(zip(runs.names, weights))
+        arguments["weights"] = dict(zip(runs.names, weights, strict=True))
     arguments.update(params)
     return MappingProxyType(arguments)
 
