@@ -227,3 +227,43 @@ def test_user_guide_examples_run() -> None:
     )
     assert attempted > 5
     assert failed == 0
+
+
+# ------------------------------------------------------------------------ command line
+
+
+def test_command_line_fuses_run_files(tmp_path, runs, capsys) -> None:
+    from pdireval._cli_fuse import main
+
+    paths = []
+    for name, rows in runs.groupby("run", sort=False):
+        path = tmp_path / f"{name}.run"
+        pdireval.write_run(rows, path)
+        paths.append(str(path))
+    assert main(["-m", "wsum", "--weights", "1,2", *paths]) == 0
+    written = pdireval.read_run(io.StringIO(capsys.readouterr().out))
+    expected = pdireval.fuse(runs, "wsum", weights=[1.0, 2.0])
+    assert written["doc"].tolist() == expected["doc"].tolist()
+    np.testing.assert_array_equal(written["score"], expected["score"])
+    assert (written["run"] == "WSum").all()
+
+
+@pytest.mark.parametrize(
+    ("argv", "status", "message"),
+    [
+        (["-m", "rrf", "a.run"], 1, "No such file"),
+        (["-m", "rff", "{a}", "{b}"], 1, "did you mean 'RRF'"),
+        (["--weights", "1,x", "{a}", "{b}"], 2, "--weights"),
+        (["{a}", "{a}"], 2, "given twice"),
+        (["-m", "rrf", "{a}"], 1, "at least two runs"),
+    ],
+)
+def test_command_line_refusals(tmp_path, runs, capsys, argv, status, message) -> None:
+    from pdireval._cli_fuse import main
+
+    paths = {}
+    for name, rows in runs.groupby("run", sort=False):
+        paths["a" if name == "bm25" else "b"] = str(tmp_path / f"{name}.run")
+        pdireval.write_run(rows, paths["a" if name == "bm25" else "b"])
+    assert main([arg.format(**paths) for arg in argv]) == status
+    assert message in capsys.readouterr().err
