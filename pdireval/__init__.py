@@ -60,7 +60,7 @@ if TYPE_CHECKING:
         system_correlation,
         tau_ap,
     )
-    from pdireval.fusion import fuse, normalize, optimize_fusion
+    from pdireval.fusion import fuse, fusion_fit, normalize, optimize_fusion
     from pdireval.io import read_qrels, read_run, write_qrels, write_run
     from pdireval.overlap import rank_biased_overlap, rbo
     from pdireval.pooling import pool, pool_contribution
@@ -84,7 +84,10 @@ _LOADED_WHEN_USED = {
     **{name: ("pdireval.pooling", name) for name in ("pool", "pool_contribution")},
     "reproduction": ("pdireval.reproducibility", "reproduction"),
     "fusion": ("pdireval.fusion", None),
-    **{name: ("pdireval.fusion", name) for name in ("fuse", "normalize", "optimize_fusion")},
+    **{
+        name: ("pdireval.fusion", name)
+        for name in ("fuse", "fusion_fit", "normalize", "optimize_fusion")
+    },
 }
 
 
@@ -121,6 +124,7 @@ __all__ = [
     "evaluate",
     "fuse",
     "fusion",
+    "fusion_fit",
     "gmap",
     "kendall",
     "map",

@@ -11,5 +11,15 @@ from pdireval.fusion._fuse import fuse
 from pdireval.fusion.methods import METHODS
 from pdireval.fusion.normalization import NORMS, normalize
 from pdireval.fusion.search import FusionSearch, optimize_fusion
+from pdireval.fusion.supervised import FusionModel, fusion_fit
 
-__all__ = ["METHODS", "NORMS", "FusionSearch", "fuse", "normalize", "optimize_fusion"]
+__all__ = [
+    "METHODS",
+    "NORMS",
+    "FusionModel",
+    "FusionSearch",
+    "fuse",
+    "fusion_fit",
+    "normalize",
+    "optimize_fusion",
+]
