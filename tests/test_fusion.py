@@ -267,3 +267,27 @@ def test_command_line_refusals(tmp_path, runs, capsys, argv, status, message) ->
         pdireval.write_run(rows, paths["a" if name == "bm25" else "b"])
     assert main([arg.format(**paths) for arg in argv]) == status
     assert message in capsys.readouterr().err
+
+
+def test_no_numpy_warning_on_degenerate_rankings() -> None:
+    """One document, equal scores, zeros and negative scores: every method and
+    normalisation gives finite numbers without a warning."""
+    import warnings
+
+    from pdireval.fusion import METHODS, NORMS
+
+    frame = pd.DataFrame(
+        {
+            "run": ["a", "a", "b", "b", "c"],
+            "query": ["q1", "q2", "q2", "q2", "q3"],
+            "doc": ["d1", "d1", "d1", "d2", "d9"],
+            "score": [0.0, -1.0, 5.0, 5.0, -3.0],
+        }
+    )
+    params = {"CombGMNZ": {"gamma": 0.5}, "RBC": {"phi": 0.0}, "logN_ISR": {"sigma": 0.0}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for method in METHODS:
+            for norm in [None, *NORMS]:
+                fused = pdireval.fuse(frame, method, norm=norm, **params.get(method, {}))
+                assert np.isfinite(fused["score"]).all(), (method, norm)
