@@ -291,3 +291,9 @@ def test_no_numpy_warning_on_degenerate_rankings() -> None:
             for norm in [None, *NORMS]:
                 fused = pdireval.fuse(frame, method, norm=norm, **params.get(method, {}))
                 assert np.isfinite(fused["score"]).all(), (method, norm)
+
+
+def test_one_run_name_in_two_frames_of_a_list_is_refused(runs: pd.DataFrame) -> None:
+    bm25 = runs[runs.run == "bm25"]
+    with pytest.raises(SchemaError, match="run 'bm25' is in frames 0 and 1"):
+        pdireval.fuse([bm25, bm25.assign(doc="z")], "rrf")

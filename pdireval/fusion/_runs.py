@@ -174,12 +174,21 @@ def _one_frame(
         )
         raise SchemaError(msg)
     pieces = []
+    seen: dict[Any, int] = {}
     for i, (name, frame) in enumerate(named):
         if not isinstance(frame, pd.DataFrame):
             msg = f"run {i} is a {type(frame).__name__}, not a DataFrame"
             raise SchemaError(msg)
         cols = column_map.resolve(frame)
         if name is None and cols.run is not None:
+            for run in pd.unique(frame[cols.run]):
+                if run in seen:
+                    msg = (
+                        f"run {run!r} is in frames {seen[run]} and {i} of the list; name the "
+                        "runs apart (their run column), or pass a dict {name: frame}"
+                    )
+                    raise SchemaError(msg)
+                seen[run] = i
             pieces.append(frame)
             continue
         run_col = cols.run or "run"

@@ -218,7 +218,7 @@ def normalize(
     2  bm25    q1   c    0.0     3
     """
     read = read_runs(runs, columns, depth)
-    normalised = apply_norm(read, method if method is not None else "min-max")
+    normalised = apply_norm(read, method)
     order = np.lexsort(
         (normalised.position, normalised.group % max(read.n_queries, 1), normalised.run)
     )
