@@ -297,3 +297,18 @@ def test_one_run_name_in_two_frames_of_a_list_is_refused(runs: pd.DataFrame) -> 
     bm25 = runs[runs.run == "bm25"]
     with pytest.raises(SchemaError, match="run 'bm25' is in frames 0 and 1"):
         pdireval.fuse([bm25, bm25.assign(doc="z")], "rrf")
+
+
+def test_optimize_fusion_with_a_user_defined_measure(runs: pd.DataFrame) -> None:
+    from pdireval.metrics import define
+
+    def top_hit(ranked, *, k, rel):
+        return ranked.per_query_count(ranked.relevant(rel) & (ranked.position <= k)) > 0
+
+    define("FusionTopHit", top_hit, cutoff="required", replace=True)
+    qrels = pd.DataFrame({"query": ["q1"], "doc": ["d"], "rel": [1]})
+    found = pdireval.optimize_fusion(runs, qrels, "wsum", metric="FusionTopHit@2", step=0.5)
+    # (0, 1): dense alone ranks d second. (0.5, 0.5): a and b tie at 0.5 above d.
+    # (1, 0): b and d tie at 0 below a, and d > b as doc ids; ties go to the first tried
+    assert found.table["FusionTopHit@2"].tolist() == [1.0, 0.0, 1.0]
+    assert dict(found.best) == {"weights": {"bm25": 0.0, "dense": 1.0}}
