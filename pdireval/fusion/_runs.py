@@ -23,7 +23,7 @@ from pdireval._prepare.columns import ColumnMap, as_column_map
 from pdireval._prepare.groups import _factorize_sorted
 from pdireval._prepare.ordering import TieBreak
 
-__all__ = ["Runs", "RunsLike", "read_runs"]
+__all__ = ["Runs", "RunsLike", "ranking_positions", "read_runs", "run_frame"]
 
 #: What the fusion functions accept: one long frame with a run column, or run frames.
 RunsLike = pd.DataFrame | Sequence[pd.DataFrame] | Mapping[Hashable, pd.DataFrame]
@@ -87,12 +87,15 @@ class Runs:
         """1-based positions of ``score`` in each (run, query) ranking, trec_eval's order."""
         doc_codes = self.pair_doc[self.pair]
         docs = self.docs
-        return _positions(self.group, score, self.n_runs * self.n_queries, docs, doc_codes)
+        return ranking_positions(self.group, score, self.n_runs * self.n_queries, docs, doc_codes)
 
 
-def _positions(
+def ranking_positions(
     group: np.ndarray, score: np.ndarray, n_groups: int, docs: pd.Index, doc_codes: np.ndarray
 ) -> np.ndarray:
+    """1-based position of each row in its group by ``score`` descending, equal scores by
+    doc id (``docs[doc_codes]``) descending as strings: trec_eval's order.
+    """
     if not len(group):
         return np.zeros(0, dtype=np.int64)
     found = algorithms.judged_positions(
@@ -132,7 +135,7 @@ def read_runs(
     check_unique_docs(frame, cols, group)
     doc_codes, docs = _factorize_sorted(frame[doc_col])
     n_groups = len(names) * n_queries
-    position = _positions(group, score, n_groups, docs, doc_codes)
+    position = ranking_positions(group, score, n_groups, docs, doc_codes)
     if depth is not None:
         kept = np.flatnonzero(position <= _depth(depth))
         run_codes, group, score = run_codes[kept], group[kept], score[kept]
@@ -243,7 +246,7 @@ def _depth(depth: int) -> int:
 def run_frame(runs: Runs, score: np.ndarray, name: Any) -> pd.DataFrame:
     """The fused run: one row per (query, doc) pair, ranked per query by ``score``."""
     n = runs.n_pairs
-    rank = _positions(runs.pair_query, score, runs.n_queries, runs.docs, runs.pair_doc)
+    rank = ranking_positions(runs.pair_query, score, runs.n_queries, runs.docs, runs.pair_doc)
     counts = bincount(runs.pair_query, runs.n_queries)
     start = np.cumsum(counts) - counts
     at = np.empty(n, dtype=np.int64)

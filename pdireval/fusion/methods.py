@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from pdireval._errors import MetricError
-from pdireval.fusion._runs import Runs
+from pdireval.fusion._runs import Runs, ranking_positions
 
 __all__ = ["METHODS", "Method", "find_method"]
 
@@ -152,9 +152,7 @@ def _condorcet(runs: Runs, weights: np.ndarray) -> np.ndarray:
     wins minus losses), scored ``c - i`` for the i-th (0-based) of ``c`` candidates.
     """
     copeland = _copeland(runs, weights)
-    from pdireval.fusion._runs import _positions
-
-    place = _positions(runs.pair_query, copeland, runs.n_queries, runs.docs, runs.pair_doc)
+    place = ranking_positions(runs.pair_query, copeland, runs.n_queries, runs.docs, runs.pair_doc)
     return runs.candidates()[runs.pair_query] - place + 1.0
 
 
