@@ -150,7 +150,7 @@ def fusion_fit(
       ``p`` over the training queries (0 and 1 moved to 0.001 and 0.999), a document
       scores ``log(p / (1 - p))``, and ``log(0.001 / 0.999)`` for each run that did not
       retrieve it (or retrieved it below rank 1,000), summed over runs.
-    * **MAPFuse** [7]_: a run's MAP over the training queries divided by the rank
+    * **MAPFuse** [2]_: a run's MAP over the training queries divided by the rank
       (1-based), summed over runs.
 
     References
@@ -166,8 +166,6 @@ def fusion_fit(
     .. [5] Lillis, D., Toolan, F., Collier, R. & Dunnion, J. (2008). Extending
        probabilistic data fusion using sliding windows. ECIR 2008.
     .. [6] Aslam, J. A. & Montague, M. (2001). Models for metasearch. SIGIR 2001.
-    .. [7] Lillis, D., Zhang, L., Toolan, F., Collier, R. W., Leonard, D. & Dunnion, J.
-       (2010). Estimating probabilities for effective data fusion. SIGIR 2010.
 
     Examples
     --------
