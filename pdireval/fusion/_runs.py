@@ -131,7 +131,7 @@ def read_runs(
     run_codes, names = _runs_in_given_order(run_values)
     query_codes, queries = _factorize_sorted(frame[query_col])
     n_queries = len(queries)
-    group = run_codes.astype(np.int64) * n_queries + query_codes
+    group = run_codes.astype(np.int64, copy=False) * n_queries + query_codes
     check_unique_docs(frame, cols, group)
     doc_codes, docs = _factorize_sorted(frame[doc_col])
     n_groups = len(names) * n_queries
@@ -151,9 +151,9 @@ def read_runs(
         columns=(query_col, doc_col),
         run=run_codes,
         group=group,
-        pair=pair.astype(np.int64),
-        pair_query=(pair_keys // n_docs).astype(np.int64),
-        pair_doc=(pair_keys % n_docs).astype(np.int64),
+        pair=pair.astype(np.int64, copy=False),
+        pair_query=(pair_keys // n_docs).astype(np.int64, copy=False),
+        pair_doc=(pair_keys % n_docs).astype(np.int64, copy=False),
         score=score,
         position=position,
     )
