@@ -20,39 +20,38 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from pdireval import metrics, typing
+from pdireval import typing
 from pdireval._accessor import IREvalAccessor
 from pdireval._errors import MetricError, MissingDependencyError, PdirevalError, SchemaError
 from pdireval._prepare.columns import ColumnMap
 from pdireval._version import __version__
-from pdireval.api import (
-    ap,
-    compare,
-    curve,
-    dcg,
-    efficiency,
-    evaluate,
-    gmap,
-    map,  # noqa: A004 - pdireval.map is the name users expect
-    merge_qrels,
-    mrr,
-    ndcg,
-    per_query,
-    pr_curve,
-    precision,
-    r_precision,
-    recall,
-    report,
-    rr,
-    success,
-    summary,
-    tie_groups,
-)
-from pdireval.metrics import Metric, parse_metric
 
 if TYPE_CHECKING:
-    from pdireval import datasets
+    from pdireval import datasets, metrics
     from pdireval._report import Report
+    from pdireval.api import (
+        ap,
+        compare,
+        curve,
+        dcg,
+        efficiency,
+        evaluate,
+        gmap,
+        map,  # noqa: A004 - pdireval.map is the name users expect
+        merge_qrels,
+        mrr,
+        ndcg,
+        per_query,
+        pr_curve,
+        precision,
+        r_precision,
+        recall,
+        report,
+        rr,
+        success,
+        summary,
+        tie_groups,
+    )
     from pdireval.correlation import (
         kendall,
         rank_correlation,
@@ -61,14 +60,27 @@ if TYPE_CHECKING:
         tau_ap,
     )
     from pdireval.io import read_qrels, read_run, write_qrels, write_run
+    from pdireval.metrics import Metric, parse_metric
     from pdireval.overlap import rank_biased_overlap, rbo
     from pdireval.pooling import pool, pool_contribution
     from pdireval.reproducibility import reproduction
 
-#: What ``import pdireval`` leaves until first use (PEP 562): files, reports, the example
-#: collection and the analyses beyond evaluation, so that the command line and a plain
-#: ``evaluate`` start quickly. ``pdireval.read_run`` etc. work as if imported at once.
+#: The evaluating functions (numpy arithmetic over sorted arrays, the metric registry).
+_API = (
+    "ap", "compare", "curve", "dcg", "efficiency", "evaluate", "gmap", "map", "merge_qrels",
+    "mrr", "ndcg", "per_query", "pr_curve", "precision", "r_precision", "recall", "report",
+    "rr", "success", "summary", "tie_groups",
+)  # fmt: skip
+
+#: What ``import pdireval`` leaves until first use (PEP 562): everything but the accessor,
+#: so that ``import pdireval`` costs little more than ``import pandas`` and the command line
+#: answers ``--help`` at once. ``pdireval.evaluate``, ``pdireval.read_run`` etc. work as if
+#: imported at once.
 _LOADED_WHEN_USED = {
+    **{name: ("pdireval.api", name) for name in _API},
+    "metrics": ("pdireval.metrics", None),
+    "Metric": ("pdireval.metrics", "Metric"),
+    "parse_metric": ("pdireval.metrics", "parse_metric"),
     "datasets": ("pdireval.datasets", None),
     "Report": ("pdireval._report", "Report"),
     **{

@@ -24,6 +24,7 @@ import pytest
 from adversarial import adversarial_case
 
 from pdireval import cli
+from pdireval._cli_measures import parse_measures
 
 
 def _source() -> Path | None:
@@ -121,4 +122,4 @@ def test_all_trec_names_the_measures_trec_eval_prints(trec_eval, tmp_path) -> No
     arguments = ["-q", "-m", "all_trec", str(qrels), str(run)]
     expected = subprocess.run([str(trec_eval), *arguments], capture_output=True, text=True)
     names = {line.split("\t")[0].rstrip() for line in expected.stdout.splitlines()}
-    assert names == {m.name for m in cli.parse_measures(["all_trec"])}
+    assert names == {m.name for m in parse_measures(["all_trec"])}
