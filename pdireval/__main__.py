@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pdireval.cli import main
+from pdireval.cli import console
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    console()

@@ -258,7 +258,7 @@ def _read_csv(
     a row, or one at an edge). ``text`` is the text itself or the name of a file holding
     it. Fields are read as bytes -- ``text`` is valid UTF-8, so no field needs checking
     again -- and the kept ones viewed as strings; the fields only checked, and with
-    ``compact`` a run's tags, are dictionary-encoded (a few values each).
+    ``compact`` a run's queries and tags, are dictionary-encoded (a few values each).
     """
     n = _N_FIELDS[kind]
     names = [str(i) for i in range(n_columns)]
@@ -266,8 +266,8 @@ def _read_csv(
     types = {str(i): pa.large_binary() if str(i) in kept else _CODED for i in range(n)}
     if kind == "run":
         types["4"] = pa.float64()
-        if compact:
-            types["5"] = _CODED
+        if compact:  # the queries and tags: a few thousand values in millions of lines
+            types["0"] = types["5"] = _CODED
     block = _CSV_BLOCK
     while True:
         try:
@@ -304,7 +304,10 @@ def _shortest(field: pa.ChunkedArray) -> int | None:
         field = pa.chunked_array([chunk.dictionary for chunk in field.chunks], pa.binary())
     if not pa.types.is_binary(field.type) and not pa.types.is_large_binary(field.type):
         return None
-    return pc.min(pc.binary_length(field)).as_py()
+    # a chunk (a block of the file) at a time: the lengths of every row at once would
+    # cost as much memory as the field's offsets
+    shortest = [pc.min(pc.binary_length(chunk)).as_py() for chunk in field.chunks]
+    return min((length for length in shortest if length is not None), default=None)
 
 
 def _as_text(column: pa.ChunkedArray) -> pa.ChunkedArray:
@@ -508,6 +511,22 @@ def _strings(column: pa.ChunkedArray | pa.Array) -> Any:
     return column.to_numpy(zero_copy_only=False)
 
 
+def _categorical(column: pa.ChunkedArray) -> pd.Categorical:
+    """A dictionary-encoded field of UTF-8 bytes (see ``_read_csv``) with rows as a
+    categorical of strings: a 32-bit code per line, each distinct value once.
+    """
+    as_text = pa.chunked_array(
+        [
+            pa.DictionaryArray.from_arrays(chunk.indices, chunk.dictionary.view(pa.string()))
+            for chunk in column.chunks
+        ],
+        pa.dictionary(pa.int32(), pa.string()),
+    )
+    unified = pa.table({"field": as_text}).unify_dictionaries().column(0)
+    codes = np.concatenate([chunk.indices.to_numpy() for chunk in unified.chunks])
+    return pd.Categorical.from_codes(codes, categories=_strings(unified.chunk(0).dictionary))
+
+
 def _frame(table: pa.Table | None, kind: str) -> pd.DataFrame:
     """The frame of a file's fields (by their place on the line: "0" is the query)."""
 
@@ -600,7 +619,7 @@ def _run_lines(path_or_buffer: PathOrBuffer, encoding: str) -> tuple[pd.DataFram
     last = tags.chunk(tags.num_chunks - 1)
     frame = pd.DataFrame(
         {
-            "query": _strings(table.column("0")),
+            "query": _categorical(table.column("0")),
             "doc": _strings(table.column("2")),
             "score": np.asarray(table.column("4"), dtype=np.float64),
         }

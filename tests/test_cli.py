@@ -379,3 +379,43 @@ def test_diversity_qrels_from_files(capsys, tmp_path):
     assert lines["alpha_nDCG@5", "all"] == "0.8343"
     assert lines["ERR_IA@5", "all"] == "0.5124"
     assert lines["map", "all"] == "0.9500"  # each document once, with its best label
+
+
+_POOL_PROBE = """
+import sys
+import pyarrow as pa
+from pdireval import cli
+sys.argv = ["pdireval", "--version"]
+try:
+    cli.console()
+except SystemExit:
+    pass
+print(pa.default_memory_pool().backend_name)
+"""
+
+
+@pytest.mark.parametrize("chosen", [None, "system"])
+def test_console_gives_freed_memory_back_unless_the_user_chose(chosen) -> None:
+    """The console script (not ``main``, which notebooks call) switches Arrow to jemalloc
+    returning freed pages at once, where the build has it; a pool chosen through
+    ``ARROW_DEFAULT_MEMORY_POOL`` stays."""
+    import os
+    import subprocess
+    import sys
+
+    import pyarrow as pa
+
+    env = {k: v for k, v in os.environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"}
+    if chosen:
+        env["ARROW_DEFAULT_MEMORY_POOL"] = chosen
+    done = subprocess.run(
+        [sys.executable, "-c", _POOL_PROBE], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    try:
+        pa.jemalloc_memory_pool()
+        has_jemalloc = True
+    except NotImplementedError:
+        has_jemalloc = False
+    expected = chosen or ("jemalloc" if has_jemalloc else pa.default_memory_pool().backend_name)
+    assert done.stdout.split()[-1] == expected

@@ -33,6 +33,7 @@ from pdireval._prepare.checks import (
     refuse_mismatched_roles,
 )
 from pdireval._prepare.columns import ResolvedColumns
+from pdireval._prepare.groups import factorize_sorted
 from pdireval._prepare.keys import id_keys, python_string_blocks, python_string_keys
 from pdireval._prepare.pairs import IdPairs, sorted_pair_keys
 from pdireval._prepare.stacked import stacked_column
@@ -292,10 +293,10 @@ def _retrieved_judgments(
         found = np.zeros((1, n_judgments), dtype=bool)
         found[0, judgment] = True
         return found, None
-    run_codes, distinct = pd.factorize(run_ids, sort=True)
+    run_codes, distinct = factorize_sorted(run_ids)  # 32-bit codes, runs read per block
     found = np.zeros((len(distinct), n_judgments), dtype=bool)
     found[run_codes[row], judgment] = True
-    return found, pd.Index(distinct)
+    return found, distinct
 
 
 @dataclass(frozen=True)
