@@ -53,6 +53,7 @@ import pyarrow.csv as pa_csv
 from pdireval._errors import SchemaError
 from pdireval._prepare import algorithms
 from pdireval._prepare.columns import ColumnMap, as_column_map
+from pdireval._prepare.groups import factorize_sorted
 
 __all__ = ["read_qrels", "read_run", "write_qrels", "write_run"]
 
@@ -479,10 +480,11 @@ def _diagnosed(data: bytes, name: str, kind: str) -> SchemaError:
 def _refuse_duplicates(
     frame: pd.DataFrame, text: Callable[[], bytes], name: str, what: str
 ) -> None:
-    group = pd.factorize(frame["query"])[0].astype(np.int64)
+    # ids in blocks (a file lists a query's lines together) are read once per block
+    group = factorize_sorted(frame["query"])[0].astype(np.int64)
     outer = [column for column in ("run", "subtopic") if column in frame.columns]
     for column in outer:  # a document may appear once per run, once per subtopic
-        codes = pd.factorize(frame[column])[0]
+        codes = factorize_sorted(frame[column])[0]
         group = codes * (int(group.max(initial=0)) + 1) + group
     repeated = algorithms.repeated_rows(group, frame["doc"])
     if len(repeated):
