@@ -123,13 +123,13 @@ class _Sheet:
             cell.fill = PatternFill("solid", start_color=style["fill"], end_color=style["fill"])
         shown = style.get("shown", "" if value is None else str(value))
         length = _text_width(shown) * (1.1 if style.get("bold") else 1.0)
-        wrap = style.get("wrap")
-        wraps = bool(wrap) and length > wrap
-        if style.get("right") or wraps:
+        wrap: float | None = style.get("wrap")
+        wraps = wrap is not None and length > wrap
+        if style.get("right") or wrap is not None:  # wraps if wider than estimated too
             cell.alignment = Alignment(
-                horizontal="right" if style.get("right") else None, wrap_text=wraps
+                horizontal="right" if style.get("right") else None, wrap_text=wrap is not None
             )
-        width = min(length, wrap) + 2 if wrap else length + 2
+        width = (length if wrap is None else min(length, wrap)) + 2
         self.widths[column] = max(self.widths.get(column, 0), width)
         if wraps:
             self.wrapped.setdefault(row, []).append((column, length))
@@ -162,6 +162,7 @@ class _Sheet:
         (on the narrower of A4 and Letter); a wider one prints at full size over several
         pages, each repeating the header row and the columns left of ``frozen``.
         """
+        from openpyxl.styles import Alignment
         from openpyxl.utils import get_column_letter, range_boundaries
         from openpyxl.worksheet.page import PageMargins
 
@@ -172,7 +173,14 @@ class _Sheet:
             self.sheet.column_dimensions[get_column_letter(column)].width = min(width, 60)
         for row, cells in self.wrapped.items():
             lines = max(_lines(length, self.widths[column] - 2) for column, length in cells)
-            self.sheet.row_dimensions[row].height = _LINE * lines + 2
+            if lines > 1:
+                self.sheet.row_dimensions[row].height = _LINE * lines + 2
+                for cell in self.sheet[row]:  # the row's other cells level with its first line
+                    cell.alignment = Alignment(
+                        horizontal=cell.alignment.horizontal,
+                        wrap_text=cell.alignment.wrap_text,
+                        vertical="bottom" if row == 1 else "top",
+                    )
         setup = self.sheet.page_setup
         self.sheet.page_margins = PageMargins(left=0.5, right=0.5, top=0.75, bottom=0.75)
         needed = sum(_pixels(width) for width in self.widths.values())
@@ -181,7 +189,9 @@ class _Sheet:
         self.sheet.sheet_properties.pageSetUpPr.fitToPage = fits
         if not fits:
             used = np.cumsum([_pixels(self.widths.get(c, 10)) for c in range(1, columns + 1)])
-            self.page_columns = max(1, int(np.searchsorted(used, _PRINTABLE[setup.orientation], "right")))
+            self.page_columns = max(
+                1, int(np.searchsorted(used, _PRINTABLE[setup.orientation], "right"))
+            )
         if fits:
             setup.fitToWidth, setup.fitToHeight = 1, 0
         self.sheet.print_title_rows = "1:1"
@@ -191,9 +201,10 @@ class _Sheet:
 
 
 def _lines(length: float, width: float) -> int:
-    """Lines a text ``length`` wide takes in a cell ``width`` wide (15% more when it wraps:
-    lines break between words, not anywhere)."""
-    return 1 if length <= width else math.ceil(1.15 * length / max(1.0, width))
+    """Lines a text ``length`` wide takes in a cell ``width`` wide (25% more when it wraps:
+    lines break between words, not anywhere).
+    """
+    return 1 if length <= width else math.ceil(1.25 * length / max(1.0, width))
 
 
 def _text_width(text: str) -> float:
@@ -207,7 +218,7 @@ def _text_width(text: str) -> float:
     (5.5, 1.0, 2.6)
     """
     return sum(
-        0.5 if char in _NARROW else 1.3 if char in _WIDE else 0.9 if char.isalpha() else 1.0
+        0.5 if char in _NARROW else 1.3 if char in _WIDE else 0.85 if char.isalpha() else 1.0
         for char in text
     )
 

@@ -92,7 +92,8 @@ class Report:
     Attributes
     ----------
     summary : DataFrame
-        Mean of each metric: one row per run, one column per metric.
+        Mean of each metric: one row per run, one column per metric. The runs are in
+        the frame's order, the baseline(s) first, as every rendering lists them.
     comparison : DataFrame
         The table of :func:`pdireval.compare`: one row per (run, baseline, metric).
     per_query : DataFrame
