@@ -914,8 +914,10 @@ def report(
         As in :func:`evaluate`; the frame needs a run column with at least two runs.
     **options
         The evaluation options of :func:`evaluate` and the significance options of
-        :func:`compare`. The per-query table takes its deltas to ``baseline`` (the
-        first of a list; the run that sorts first when ``None``).
+        :func:`compare`. The runs keep the frame's order (the order they first
+        appear, or an ordered categorical's), the baseline(s) first; the per-query table
+        takes its deltas to ``baseline`` (the first of a list; the first run when
+        ``None``, which is also the baseline of each pair it is in).
 
     Returns
     -------
@@ -950,9 +952,10 @@ def report(
         frame, [*parsed, Latency.default] if timed else parsed, columns, evaluation
     )
     latency = table.pop(Latency.default.label) if timed else None
-    from pdireval._report import build_report  # loaded when first used
+    from pdireval._report import build_report, run_order  # loaded when first used
 
-    return build_report(table, parsed, evaluation, significance, latency=latency)
+    runs = run_order(frame, as_column_map(columns).resolve(frame).run)
+    return build_report(table, parsed, evaluation, significance, latency=latency, runs=runs)
 
 
 def tie_groups(

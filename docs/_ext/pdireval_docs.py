@@ -347,7 +347,7 @@ class CliDirective(SphinxDirective):
 # --------------------------------------------------------------------------- the report
 
 
-#: ``Report.to_html()`` is a fragment that a notebook shows inside its own page; this is
+#: ``Report._repr_html_()`` is the fragment a notebook shows inside its own page; this is
 #: that page's look (a sans-serif font and padded table cells, as Jupyter styles tables).
 NOTEBOOK_PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
@@ -373,7 +373,7 @@ def _write_report(app: Sphinx, exception: Exception | None) -> None:
     from pdireval.datasets import example
 
     report = example().ireval.report(["AP", "nDCG@10", "P@10", "RR"], baseline="medium")
-    page = NOTEBOOK_PAGE.format(body=report.to_html())
+    page = NOTEBOOK_PAGE.format(body=report._repr_html_())
     (Path(app.outdir) / "example_report.html").write_text(page, encoding="utf-8")
 
 
