@@ -4,6 +4,7 @@ them, or pdireval names, turned into the metrics to evaluate and the lines to pr
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -171,7 +172,7 @@ def parse_measures(specs: Sequence[str], *, trec_order: bool = True) -> list[_Me
         if family in _trec_table():
             asked += [(position, m) for m in _trec_measures(family, given.get(family))]
             continue
-        metric = parse_metric(spec)  # a pdireval name; raises MetricError with a hint
+        metric = _pdireval_metric(spec)
         metric.validate()
         asked.append((position, _Measure(metric.label, metric, (len(_ORDER) + 1, position))))
     first: dict[tuple[str, str], tuple[int, _Measure]] = {}
@@ -180,6 +181,26 @@ def parse_measures(specs: Sequence[str], *, trec_order: bool = True) -> list[_Me
     if trec_order:
         return sorted((m for _, m in first.values()), key=lambda m: m.order)
     return [m for _, m in sorted(first.values(), key=lambda pair: (pair[0], pair[1].order))]
+
+
+def _pdireval_metric(spec: str) -> Metric:
+    """The pdireval metric ``spec`` names; an unknown name is answered in the naming it
+    resembles: trec_eval's (``mapp``: did you mean ``map``?) or else pdireval's.
+    """
+    try:
+        return parse_metric(spec)
+    except MetricError as error:
+        family, dot, params = spec.partition(".")
+        names = [*_trec_table(), "official", "all_trec"]
+        close = difflib.get_close_matches(family, names, n=2, cutoff=0.75)
+        if not close:
+            raise
+        suggestions = " or ".join(repr(name + dot + params) for name in close)
+        msg = (
+            f"unknown measure {spec!r}; did you mean {suggestions}? (trec_eval's names, "
+            "e.g. map, P.10, ndcg_cut.10, or pdireval's, e.g. nDCG@10)"
+        )
+        raise MetricError(msg) from error
 
 
 def _metric(measure: _Measure, level: int | None) -> Metric:

@@ -127,12 +127,25 @@ def _in_order(values: np.ndarray) -> float:
     return float(np.cumsum(values)[-1]) if len(values) else 0.0
 
 
-def _summarise(values: pd.DataFrame, measures: list[_Measure], retrieved: set) -> pd.DataFrame:
+def _exact_sum(values: np.ndarray) -> float:
+    """The sum correctly rounded (the mean of 0.69 and 0.70 prints as 0.695)."""
+    return math.fsum(values)
+
+
+def _summarise(
+    values: pd.DataFrame,
+    measures: list[_Measure],
+    retrieved: set,
+    *,
+    add: Callable[[np.ndarray], float] = _in_order,
+) -> pd.DataFrame:
     """One row per run, a column per measure, aggregated as trec_eval aggregates.
 
     trec_eval adds the values of the queries that retrieved something one by one, in
     the order of their ids as strings, and divides by the number of queries (with -c,
     of judged queries, the others adding 0 -- or log(0.00001) to a geometric mean).
+    ``add`` sums: in trec_eval's order for its output (its last printed digit depends on
+    it), or ``_exact_sum`` for tables whose numbers are printed in full.
     """
     rows = {}
     for run, block in values.groupby(level="run", sort=True, observed=True):
@@ -156,10 +169,10 @@ def _summarise(values: pd.DataFrame, measures: list[_Measure], retrieved: set) -
                     row[m.name] = round(math.fsum(column))
                 elif m.summary == "gmean":
                     logs = np.log(np.maximum(column[seen], 1e-5))
-                    total = _in_order(logs) + np.count_nonzero(~seen) * math.log(1e-5)
+                    total = add(logs) + np.count_nonzero(~seen) * math.log(1e-5)
                     row[m.name] = math.exp(total / len(column))
                 else:
-                    row[m.name] = _in_order(column[seen]) / len(column)
+                    row[m.name] = add(column[seen]) / len(column)
         rows[run] = row
     # one row per run even without a summary line (relstring alone)
     return pd.DataFrame(list(rows.values()), index=pd.Index(list(rows), name="run"))
@@ -272,17 +285,6 @@ def _reading(path: str, read: Callable[[str], _Read]) -> _Read:
     return result
 
 
-def _pdireval_labels(measures: list[_Measure]) -> dict[str, str]:
-    """Column names for the table formats: pdireval labels, ``gmean(...)`` for gm_*."""
-    labels = {}
-    for m in measures:
-        if m.metric is None:
-            continue
-        label = m.metric.label
-        labels[m.name] = f"gmean({label})" if m.summary == "gmean" else label
-    return labels
-
-
 def _write(text: str | bytes, output: str | None) -> None:
     if output is None:
         sys.stdout.write(text if isinstance(text, str) else text.decode())
@@ -305,10 +307,11 @@ class _Results:
     retrieved: set
 
     def table(self) -> pd.DataFrame:
-        """The per-query or summary table, columns named by pdireval labels."""
-        labels = _pdireval_labels(self.measures)
+        """The per-query or summary table, a column per measure named as the user named
+        it (``map``, ``ndcg_cut_10`` as trec_eval prints them; ``nDCG@10`` for pdireval's).
+        """
         table = self.values if self.args.per_query else self.summary
-        return table[list(labels)].rename(columns=labels)
+        return table[[m.name for m in self.measures if m.metric is not None]]
 
 
 def run_eval(args: argparse.Namespace) -> int:
@@ -323,7 +326,9 @@ def run_eval(args: argparse.Namespace) -> int:
     if len(frame) > 5_000_000:
         _progress(f"evaluating {len(frame):,} rows ...")
     values = _evaluate_checked(frame, qrels, measures, args)
-    summary = _summarise(values, measures, retrieved)
+    summary = _summarise(
+        values, measures, retrieved, add=_in_order if fmt == "trec" else _exact_sum
+    )
     if args.complete and "num_rel" in summary:
         # trec_eval's -c summary of num_rel counts the judgments labelled above 0 across
         # the qrels, whatever -l, -M and -J say
@@ -365,19 +370,34 @@ def _write_table(results: _Results, fmt: str) -> None:
 def _write_csv(results: _Results, fmt: str) -> None:
     """The table as CSV, or with a baseline the comparisons."""
     args = results.args
-    table = _comparison(results, args) if args.baseline is not None else results.table()
-    _write(table.to_csv(), args.output)
+    if args.baseline is not None:
+        text = _comparison(results, args).to_csv(index=False)
+    else:
+        text = results.table().to_csv()
+    _write(text, args.output)  # each number the shortest text that reads back
 
 
 def _write_json(results: _Results, fmt: str) -> None:
     """The table as JSON records, with the comparisons when a baseline is named."""
     args = results.args
-    records = json.loads(results.table().reset_index().to_json(orient="records"))
-    payload = {"summary" if not args.per_query else "per_query": records}
+    payload = {"summary" if not args.per_query else "per_query": _records(results.table())}
     if args.baseline is not None:
-        comparison = _comparison(results, args)
-        payload["comparison"] = json.loads(comparison.to_json(orient="records"))
-    _write(json.dumps(payload, indent=2) + "\n", args.output)
+        payload["comparison"] = _records(_comparison(results, args).reset_index(drop=True))
+    _write(json.dumps(payload, indent=2, allow_nan=False) + "\n", args.output)
+
+
+def _records(table: pd.DataFrame) -> list[dict]:
+    """A table's rows as JSON objects: each number in full (its shortest round-trip text),
+    a missing value as null.
+    """
+    frame = table.reset_index() if table.index.name or table.index.nlevels > 1 else table
+    rows = frame.astype(object).where(frame.notna(), None).to_dict(orient="records")
+    return [{str(key): _plain(value) for key, value in row.items()} for row in rows]
+
+
+def _plain(value: object) -> object:
+    """A numpy scalar as the Python value JSON writes."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _write_report(results: _Results, fmt: str) -> None:
@@ -412,11 +432,16 @@ _WRITERS: dict[str, Callable[[_Results, str], None]] = {
 
 
 def _comparison(results: _Results, args: argparse.Namespace) -> pd.DataFrame:
+    """Each run against the baseline, the measures named as the user named them."""
     metrics = _metrics(results.measures, args.level)
     options = _options(args, results.qrels)
     result = pdireval.compare(results.frame, metrics, baseline=args.baseline, **options)
+    named = {_metric(m, args.level).label: m.name for m in results.measures if m.metric}
     keep = ["run", "metric", "mean", "baseline_mean", "delta", "p_value", "p_adjusted"]
-    return result[[*keep, "significant", "wins", "ties", "losses"]].round(4)
+    table = result[[*keep, "significant", "wins", "ties", "losses"]].reset_index(drop=True)
+    return table.assign(
+        metric=table["metric"].astype(str).map(lambda label: named.get(label, label))
+    )
 
 
 def _report_text(report: Report) -> str:
