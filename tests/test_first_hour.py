@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 import importlib
 import io
 import sys
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -43,11 +45,12 @@ def test_two_run_files_with_one_tag_are_not_told_to_drop_duplicates(
     second = pdireval.read_run(io.StringIO(_run_file("bm25")))
     both = pd.concat([first, second])
     qrels = example_qrels()
+    if with_qrels_option:
+        evaluate = lambda: both.ireval.evaluate("AP", qrels=qrels)  # noqa: E731
+    else:
+        evaluate = lambda: pdireval.merge_qrels(both, qrels).ireval.evaluate("AP")  # noqa: E731
     with pytest.raises(pdireval.SchemaError, match="duplicate") as info:
-        if with_qrels_option:
-            both.ireval.evaluate("AP", qrels=qrels)
-        else:
-            pdireval.merge_qrels(both, qrels).ireval.evaluate("AP")
+        evaluate()
     message = str(info.value)
     assert "drop_duplicates" not in message
     assert "its own name" in message
@@ -90,3 +93,39 @@ def test_forgotten_qrels_say_the_labels_are_missing_and_how_to_give_them(call) -
     assert "qrels=" in message
     assert "merge_qrels" in message
     assert "'rel'" in message  # and the column it looked for
+
+
+def _skip_reasons(tree: ast.Module) -> list[str]:
+    """The texts given to pytest.skip / skipif in a module, and constants named *_REASON."""
+    texts = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") in ("skip", "skipif"):
+            parts = [*node.args, *(keyword.value for keyword in node.keywords)]
+        elif isinstance(node, ast.Assign) and any(
+            isinstance(target, ast.Name) and target.id.endswith("REASON") for target in node.targets
+        ):
+            parts = [node.value]
+        else:
+            continue
+        texts += [
+            part.value
+            for part in parts
+            if isinstance(part, ast.Constant) and isinstance(part.value, str)
+        ]
+    return texts
+
+
+def test_skips_for_missing_trec_eval_files_say_they_are_optional() -> None:
+    """A test skipped for want of trec_eval's source or test data says that the files are
+    optional and what they enable, not just a path.
+    """
+    reasons = [
+        (path.name, reason)
+        for path in Path(__file__).parent.glob("test_*.py")
+        for reason in _skip_reasons(ast.parse(path.read_text(encoding="utf-8")))
+        if "trec_eval" in reason and "not found" in reason
+    ]
+    assert len(reasons) >= 4
+    for name, reason in reasons:
+        assert "optional" in reason, f"{name}: {reason!r}"
+        assert "enables" in reason, f"{name}: {reason!r}"
