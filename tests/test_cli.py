@@ -29,7 +29,12 @@ def _data_dir() -> Path | None:
 
 
 DATA = _data_dir()
-needs_data = pytest.mark.skipif(DATA is None, reason="trec_eval test data not found")
+needs_data = pytest.mark.skipif(
+    DATA is None,
+    reason="optional trec_eval test data not found; it enables the checks of the command line "
+    "against trec_eval's own expected outputs (trec_eval 9.0.8's test/ folder: set "
+    "$PDIREVAL_TREC_TESTDATA, or put it at ../shared/trec_eval_testdata next to the clone)",
+)
 
 
 def run_cli(capsys, *args: str) -> tuple[int, str, str]:

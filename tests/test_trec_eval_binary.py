@@ -41,8 +41,9 @@ def trec_eval(tmp_path_factory) -> Path:
     source = _source()
     if source is None:
         pytest.skip(
-            "trec_eval 9.0.8's source not found (../shared/trec_eval-9.0.8 next to the "
-            "clone, or $PDIREVAL_TREC_EVAL_SOURCE)"
+            "optional trec_eval 9.0.8 source not found; it enables the comparison with the "
+            "trec_eval program itself, built here (set $PDIREVAL_TREC_EVAL_SOURCE, or put the "
+            "source at ../shared/trec_eval-9.0.8 next to the clone)"
         )
     compiler = shutil.which("cc") or shutil.which("gcc")
     if compiler is None or shutil.which("make") is None:

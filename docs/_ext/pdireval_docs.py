@@ -1,4 +1,10 @@
-"""Sphinx directives of the pdireval documentation.
+"""Sphinx directives and checks of the pdireval documentation.
+
+Examples on the pages are standard ``.. code-block:: python`` blocks written as doctests
+(``>>>`` lines and the output under them), so they read the same on any site that shows
+reStructuredText; every page's examples run when it is read, and an output that differs
+from the page's is a build warning (``-W`` fails the build). ``tests/test_docs.py`` runs
+them too.
 
 ``.. pdireval-example::``
     Runs its Python code when the page is built and shows the code followed by what it
@@ -26,6 +32,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import doctest
 import inspect
 import io
 import os
@@ -137,6 +144,37 @@ class ExampleDirective(SphinxDirective):
         return result
 
 
+# --------------------------------------------------------------------------- doctests
+
+
+#: How a page's ``>>>`` examples are compared with the output written under them.
+DOCTEST_FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+
+
+def _check_doctests(app: Sphinx, docname: str, source: list[str]) -> None:
+    """Run the ``>>>`` examples of a page (standard code blocks, readable anywhere) when
+    it is read, top to bottom in one namespace as ``doctest`` runs a text file; an
+    example whose output differs from the page's is a build warning (``-W`` fails).
+    """
+    path = app.env.doc2path(docname)
+    examples = doctest.DocTestParser().get_doctest(
+        source[0], {"__name__": "__main__"}, docname, str(path), 0
+    )
+    if not examples.examples:
+        return
+    report = io.StringIO()
+    runner = doctest.DocTestRunner(optionflags=DOCTEST_FLAGS)
+    with contextlib.redirect_stdout(io.StringIO()):
+        failed, _ = runner.run(examples, out=report.write, clear_globs=True)
+    if failed:
+        LOGGER.warning(
+            "%d example(s) do not print what the page shows:\n%s",
+            failed,
+            report.getvalue(),
+            location=docname,
+        )
+
+
 # --------------------------------------------------------------------------- measures
 
 #: Section titles of the modules that declare the built-in families, in page order;
@@ -173,7 +211,7 @@ def _trec_eval_names() -> dict[str, list[str]]:
     from pdireval.metrics import REGISTRY
 
     return {
-        name: [measure.name for measure in family.trec_eval]
+        name: list(dict.fromkeys(measure.name for measure in family.trec_eval))
         for name, family in REGISTRY.items()
         if family.trec_eval
     }
@@ -218,8 +256,7 @@ def _family_rst(family: Any, trec_names: dict[str, list[str]]) -> list[str]:
     aliases += list(family.presets)
     if aliases:
         fields.append((":Also named:", ", ".join(_literal(a) for a in aliases)))
-    declared = getattr(family, "trec_eval", ())
-    trec = list(dict.fromkeys([*declared, *trec_names.get(family.name, ())]))
+    trec = trec_names.get(family.name, [])
     if trec:
         fields.append((":trec_eval:", ", ".join(_literal(t) for t in trec)))
     ir_measures = getattr(family, "ir_measures", None)
@@ -388,5 +425,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("pdireval-example", ExampleDirective)
     app.add_directive("pdireval-measures", MeasuresDirective)
     app.add_directive("pdireval-cli", CliDirective)
+    app.connect("source-read", _check_doctests)
     app.connect("build-finished", _write_report)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -407,7 +407,28 @@ def check_unique_docs(
         scope = "run and query" if columns.run else "query"
         msg = (
             f"{len(repeated)} duplicate ({', '.join(keys)}) row(s), e.g. {where}; "
-            f"each document may appear once per {scope}: drop the duplicates "
-            "(e.g. df.drop_duplicates(subset=[...]))"
+            f"each document may appear once per {scope}: "
+            f"{_duplicates_fix(frame, columns, len(repeated))}"
         )
         raise SchemaError(msg)
+
+
+def _duplicates_fix(frame: pd.DataFrame, columns: ResolvedColumns, repeated: int) -> str:
+    """The fix for repeated documents. Many repeats, or an index repeated as ``pd.concat``
+    repeats it, look like several runs under one name (two run files with the same tag),
+    which dropping the duplicates would silently merge into one run.
+    """
+    combined = repeated > 1 and (repeated * 10 >= len(frame) or not frame.index.is_unique)
+    if not combined:
+        return "drop the duplicates (e.g. df.drop_duplicates(subset=[...]))"
+    frames = "pd.concat([a.assign(run='bm25'), b.assign(run='dense')])"
+    if columns.run:
+        return (
+            f"this looks like several runs under one name in {columns.run!r} (e.g. two run "
+            f"files with the same tag): give each run its own name, e.g. {frames}; do not "
+            "drop the duplicates, that would merge the runs into one"
+        )
+    return (
+        "this looks like several runs in one frame without a run column: give each its "
+        f"own name in a 'run' column, e.g. {frames}"
+    )

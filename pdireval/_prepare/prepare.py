@@ -104,7 +104,9 @@ def prepare(
 
     With ``matched``, ``frame`` is a run without labels and ``matched`` its judgments.
     """
-    columns.require(frame, "query", "doc", *(() if matched else ("rel",)))
+    columns.require(frame, "query", "doc")
+    if matched is None:
+        columns.require_labels(frame)
     require_ranking(frame, columns)
     rows = _rows(frame, columns, options.validate, matched)
     key, descending, present = ranking(frame, columns, options.validate)
