@@ -446,9 +446,8 @@ def _comparison(results: _Results, args: argparse.Namespace) -> pd.DataFrame:
 
 def _report_text(report: Report) -> str:
     """The paper table with its marks and legend, then the comparisons, as plain text."""
-    table = report.table().to_string()
     comparison = report.comparison_text().to_string(index=False)
-    return f"{table}\n{report.legend()}\n\n{comparison}\n"
+    return f"{report}\n\n{comparison}\n"
 
 
 def _comparison_text(results: _Results, args: argparse.Namespace) -> str:

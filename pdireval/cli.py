@@ -6,6 +6,7 @@ Usage::
              [--format trec|table|csv|json|markdown|latex|xlsx] [-o FILE] [--baseline RUN]
              [--load MODULE]   # e.g. a file declaring metrics with pdireval.metrics.define
     pdireval demo        # evaluate and compare the built-in example collection
+    pdireval demo --write DIR   # write it as TREC files (qrels.txt, strong.txt, ...)
 
 With one run, the default ``--format trec`` prints what trec_eval 9.0.8 prints, line for
 line, for the measures pdireval has. Options follow trec_eval: ``-q`` per-query lines,
@@ -65,12 +66,31 @@ def demo(output=None) -> int:
     return 0
 
 
+def _demo_command(argv: Sequence[str]) -> int:
+    """``pdireval demo``, or ``pdireval demo --write DIR``: the example collection's
+    TREC files, to try the command line on.
+    """
+    if not argv:
+        return demo()
+    if len(argv) != 2 or argv[0] != "--write":
+        msg = f"'pdireval demo' takes nothing or --write DIR (got {' '.join(argv)})"
+        raise _UsageError(msg)
+    from pdireval.datasets import write_example
+
+    written = write_example(argv[1])
+    print(f"wrote {', '.join(str(path) for path in written)}")
+    qrels, first = written[0].name, written[1].name
+    print(f"try: cd {argv[1]} && pdireval {qrels} {first}")
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pdireval",
         description=(
             "Evaluate TREC runs against qrels; with one run the default output is "
-            "trec_eval's. 'pdireval demo' evaluates the built-in example collection."
+            "trec_eval's. 'pdireval demo' evaluates the built-in example collection; "
+            "'pdireval demo --write DIR' writes it as TREC files to try this command on."
         ),
     )
     parser.add_argument("qrels", help="qrels file: qid iter docno rel (.gz allowed)")
@@ -171,10 +191,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("pdireval: try 'pdireval demo', or 'pdireval --help'", file=sys.stderr)
             return 2
         if argv[0] == "demo":
-            if len(argv) > 1:
-                msg = f"'pdireval demo' takes no arguments (got {' '.join(argv[1:])})"
-                raise _UsageError(msg)
-            return demo()
+            return _demo_command(argv[1:])
         args = _parser().parse_args(argv)
         _load_modules(args.load)
         # loaded after the arguments are read: --help and --version need no more than this

@@ -20,10 +20,6 @@ them too.
     the first paragraph of its definition. Measures added to the registry appear here
     without editing the page.
 
-``.. pdireval-cli::``
-    Runs ``pdireval`` with the given arguments on the example collection's TREC files
-    and shows the command and its output (``--help`` included).
-
 After an HTML build, ``example_report.html`` (``Report.to_html()`` of the example
 collection) is written next to the pages, for the Reports page to show.
 """
@@ -35,11 +31,7 @@ import contextlib
 import doctest
 import inspect
 import io
-import os
 import pprint
-import shlex
-import subprocess
-import sys
 import textwrap
 import traceback
 from collections.abc import Iterable
@@ -328,59 +320,6 @@ class MeasuresDirective(SphinxDirective):
         return container.children
 
 
-# --------------------------------------------------------------------------- the CLI
-
-
-def _cli_folder(directive: SphinxDirective) -> Path:
-    """A folder with the example collection as TREC files (written once per build)."""
-    folder = Path(directive.env.app.doctreedir) / "pdireval-cli"
-    if not (folder / "qrels.txt").exists():
-        import pdireval
-        from pdireval.datasets import example_qrels, example_run
-
-        folder.mkdir(parents=True, exist_ok=True)
-        pdireval.write_qrels(example_qrels(), folder / "qrels.txt")
-        run = example_run()
-        for name, rows in run.groupby("run"):
-            pdireval.write_run(rows.drop(columns="run"), folder / f"{name}.txt", tag=str(name))
-    return folder
-
-
-class CliDirective(SphinxDirective):
-    """Run ``pdireval ARGS`` on the example collection's files; show command and output.
-
-    The folder holds ``qrels.txt`` and one run file per example run (``strong.txt``,
-    ``medium.txt``, ``weak.txt``). Option ``:lines: N`` keeps the first N output lines.
-    """
-
-    has_content = True
-    option_spec: ClassVar[dict[str, Any]] = {"lines": directives.positive_int}
-
-    def run(self) -> list[nodes.Node]:
-        arguments = " ".join(self.content).strip()
-        done = subprocess.run(
-            [sys.executable, "-m", "pdireval", *shlex.split(arguments)],
-            capture_output=True,
-            text=True,
-            cwd=_cli_folder(self),
-            env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "90"},
-            check=False,
-        )
-        if done.returncode != 0:
-            LOGGER.warning(
-                "pdireval %s failed: %s",
-                arguments,
-                done.stderr.strip(),
-                location=self.get_location(),
-            )
-        lines = done.stdout.rstrip().splitlines()
-        limit = self.options.get("lines")
-        if limit and len(lines) > limit:
-            lines = [*lines[:limit], "..."]
-        text = "\n".join([f"$ pdireval {arguments}", *lines])
-        return [nodes.literal_block(text, text, language="text")]
-
-
 # --------------------------------------------------------------------------- the report
 
 
@@ -424,7 +363,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     BUILTIN[:] = list(REGISTRY)
     app.add_directive("pdireval-example", ExampleDirective)
     app.add_directive("pdireval-measures", MeasuresDirective)
-    app.add_directive("pdireval-cli", CliDirective)
     app.connect("source-read", _check_doctests)
     app.connect("build-finished", _write_report)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
