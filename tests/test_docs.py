@@ -46,6 +46,7 @@ MINE = [
     "comparing.rst",
     "dask.rst",
     "more.rst",
+    "reports.rst",
 ]
 
 
