@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import os
 import subprocess
 import sys
@@ -19,6 +18,7 @@ from pdireval.datasets import example, toy
 matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
 plt = pytest.importorskip("matplotlib.pyplot")
+to_rgb = matplotlib.colors.to_rgb
 
 RUNS = ["strong", "medium", "weak"]  # the order they first appear in the example
 
@@ -80,15 +80,18 @@ def test_pr_curve_points_sets_the_recall_levels(df: pd.DataFrame) -> None:
 def test_pr_curve_per_query_on_given_axes_adds_a_thin_line_per_query(df: pd.DataFrame) -> None:
     _fig, ax = plt.subplots()
     df.ireval.plot.pr_curve(per_query=True, ax=ax)
-    lines = ax.get_lines()
-    assert len(lines) == 3 * 50 + 3
-    thin = [line for line in lines if line.get_alpha() is not None and line.get_alpha() < 1]
-    assert len(thin) == 150
-    # the averaged curves are drawn last, on top, and are the only legend entries
+    assert [line.get_label() for line in ax.get_lines()] == RUNS  # the means, on top
     assert legend_texts(ax) == RUNS
-    # each run's query curves share that run's colour
-    strong = lines[-3].get_color()
-    assert sum(line.get_color() == strong for line in thin) == 50
+    # one translucent collection per run, a curve per query, in the run's colour
+    assert len(ax.collections) == 3
+    table = pdireval.pr_curve(df)
+    for lines, mean, run in zip(ax.collections, ax.get_lines(), RUNS, strict=True):
+        assert lines.get_alpha() < 1
+        curves = lines.get_segments()
+        assert len(curves) == 50
+        want = table[(table["run"] == run) & (table["query"] == "401")]
+        np.testing.assert_allclose(curves[0][:, 1], want["precision"])
+        np.testing.assert_allclose(lines.get_colors()[0][:3], to_rgb(mean.get_color()))
 
 
 def test_pr_curve_per_query_one_panel_per_run(df: pd.DataFrame) -> None:
@@ -98,16 +101,14 @@ def test_pr_curve_per_query_one_panel_per_run(df: pd.DataFrame) -> None:
     assert ax is panels[0]
     expected = pdireval.pr_curve(df, average=True)
     for panel, run in zip(panels, RUNS, strict=True):
-        lines = panel.get_lines()
-        thin = [line for line in lines if line.get_alpha() is not None and line.get_alpha() < 1]
-        assert len(thin) == 50  # this run's queries only
-        own = lines[-1]  # its mean, bold, on top
+        grey, queries = panel.collections  # the other runs' means, this run's queries
+        assert len(grey.get_segments()) == 2
+        assert len(queries.get_segments()) == 50
+        (own,) = panel.get_lines()  # its mean, on top
         np.testing.assert_allclose(
             own.get_ydata(), expected.loc[expected["run"] == run, "precision"]
         )
-        assert {line.get_color() for line in thin} == {own.get_color()}
-        grey = [line for line in lines[:-1] if line not in thin]
-        assert len(grey) == 2  # the other runs' means
+        np.testing.assert_allclose(queries.get_colors()[0][:3], to_rgb(own.get_color()))
     assert panels[0].get_shared_x_axes().joined(panels[0], panels[2])
     assert panels[0].get_shared_y_axes().joined(panels[0], panels[2])
 
@@ -415,87 +416,3 @@ def test_figure_script_writes_small_pngs(tmp_path: Path) -> None:
     for path in tmp_path.iterdir():
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert path.stat().st_size < 150_000
-
-
-# -- readability: long run names, many runs, one run -------------------------------------------
-
-
-def _ten_runs() -> pd.DataFrame:
-    """Ten runs named like real experiments, from the example collection's three."""
-    from pdireval.datasets import example_qrels, example_run
-
-    run = example_run()
-    rng = np.random.default_rng(0)
-    parts = []
-    for i in range(10):
-        part = run[run["run"] == ["strong", "medium", "weak"][i % 3]].copy()
-        part["score"] += rng.normal(0, 0.3, len(part))
-        parts.append(part.assign(run=f"bm25+monoT5-variant-{i}"))
-    return pdireval.merge_qrels(pd.concat(parts, ignore_index=True), example_qrels())
-
-
-def _single_run() -> pd.DataFrame:
-    frame = example()
-    return frame[frame["run"] == "strong"].drop(columns="run")
-
-
-FIGURES = {
-    "pr_curve": ((), {}),
-    "at_k": (("nDCG",), {}),
-    "distribution": (("AP",), {}),
-    "systems": (("AP",), {"ci_method": "bootstrap", "seed": 0}),
-    "per_query": (("AP",), {"baseline": "bm25+monoT5-variant-1"}),
-}
-
-
-def _texts_stay_inside_and_apart(ax, tmp_path: Path) -> None:
-    """Every shown tick label, axis label, title and legend lies inside the figure, and no
-    two tick labels of an axis overlap (the figure is also saved, as users save it)."""
-    figure = ax.figure
-    figure.savefig(tmp_path / "figure.png")
-    figure.canvas.draw()
-    renderer = figure.canvas.get_renderer()
-    texts = [ax.title, ax.xaxis.label, ax.yaxis.label]
-    boxes = [text.get_window_extent(renderer) for text in texts if text.get_text()]
-    legend = ax.get_legend()
-    if legend is not None:
-        boxes.append(legend.get_window_extent(renderer))
-    for axis, limits in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
-        low, high = sorted(limits)
-        shown = [
-            label.get_window_extent(renderer)
-            for location, label in zip(axis.get_ticklocs(), axis.get_ticklabels(), strict=True)
-            if low <= location <= high and label.get_text()
-        ]
-        for first, second in itertools.pairwise(shown):
-            assert not first.overlaps(second), (first, second)
-        boxes += shown
-    frame = figure.bbox
-    for box in boxes:
-        assert frame.x0 - 1 <= box.x0, (box, frame)
-        assert box.x1 <= frame.x1 + 1, (box, frame)
-        assert frame.y0 - 1 <= box.y0, (box, frame)
-        assert box.y1 <= frame.y1 + 1, (box, frame)
-
-
-@pytest.mark.parametrize("kind", sorted(FIGURES))
-def test_ten_long_run_names_stay_readable(kind: str, tmp_path: Path) -> None:
-    args, kwargs = FIGURES[kind]
-    ax = getattr(_ten_runs().ireval.plot, kind)(*args, **kwargs)
-    _texts_stay_inside_and_apart(ax, tmp_path)
-
-
-@pytest.mark.parametrize("kind", sorted(set(FIGURES) - {"per_query"}))
-def test_one_run_stays_readable(kind: str, tmp_path: Path) -> None:
-    args, kwargs = FIGURES[kind]
-    ax = getattr(_single_run().ireval.plot, kind)(*args, **kwargs)
-    _texts_stay_inside_and_apart(ax, tmp_path)
-    assert ax.get_legend() is None
-    assert "run" not in tick_texts(ax.get_xticklabels()) + tick_texts(ax.get_yticklabels())
-
-
-def test_cutoffs_are_whole_numbers(df: pd.DataFrame) -> None:
-    ax = df.ireval.plot.at_k("P", ks=range(1, 11))
-    ax.figure.canvas.draw()
-    ticks = [tick for tick in ax.get_xticks() if ax.get_xlim()[0] <= tick <= ax.get_xlim()[1]]
-    assert all(float(tick).is_integer() for tick in ticks)

@@ -174,6 +174,8 @@ def per_query(
             rows = 1.4 + 0.28 * len(compared)
             ax, owned = look.new_axes(ax, (width, max(rows, 3.0)))
             _heatmap(ax, deltas, label, base)
+            if owned:
+                look.widen_for_ticks(ax)
         else:
             ax, owned = look.new_axes(ax, (width, 4.5))
             bars = _bars(ax, deltas, styles)
