@@ -103,6 +103,16 @@ def shown_tick_labels(axis, limits) -> list:
     ]
 
 
+def within(box, area) -> bool:
+    """``box`` lies inside ``area`` (one pixel of tolerance)."""
+    return bool(
+        area.x0 - 1 <= box.x0
+        and box.x1 <= area.x1 + 1
+        and area.y0 - 1 <= box.y0
+        and box.y1 <= area.y1 + 1
+    )
+
+
 def apart(extents) -> None:
     for one, other in itertools.combinations(extents, 2):
         assert not one.overlaps(other), (one, other)
@@ -134,8 +144,7 @@ def check_layout(figure) -> None:
         apart(labels)
         data = ax.get_window_extent(renderer)
         for label in labels:  # direct labels stay in the plotting area
-            assert data.x0 - 1 <= label.x0 and label.x1 <= data.x1 + 1, (label, data)
-            assert data.y0 - 1 <= label.y0 and label.y1 <= data.y1 + 1, (label, data)
+            assert within(label, data), (label, data)
     apart(titles)
     legends = [*figure.legends, *(ax.get_legend() for ax in axes if ax.get_legend())]
     for legend in legends:
@@ -144,8 +153,7 @@ def check_layout(figure) -> None:
         for ax in axes:
             assert not extent.overlaps(ax.get_window_extent(renderer)), "legend over an axes"
     for box in [*inside, *titles]:
-        assert page.x0 - 1 <= box.x0 and box.x1 <= page.x1 + 1, (box, page)
-        assert page.y0 - 1 <= box.y0 and box.y1 <= page.y1 + 1, (box, page)
+        assert within(box, page), (box, page)
 
 
 @pytest.mark.parametrize("n", SIZES)
@@ -244,7 +252,8 @@ def test_a_legend_does_not_squeeze_the_axes(twenty: pd.DataFrame, kind: str) -> 
     for n in (3, 10, 20):
         ax = FIGURES[kind](first(twenty, n))
         width, height = axes_inches(ax)
-        assert width >= 0.95 * alone[0] and height >= 0.95 * alone[1], (n, alone, width, height)
+        assert width >= 0.95 * alone[0], (n, alone, width)
+        assert height >= 0.95 * alone[1], (n, alone, height)
 
 
 @pytest.mark.parametrize("kind", ["distribution", "systems"])
@@ -259,7 +268,7 @@ def test_legend_below_in_columns(twenty: pd.DataFrame) -> None:
     (legend,) = ax.figure.legends
     ax.figure.canvas.draw()
     assert legend.get_window_extent().y1 <= ax.xaxis.label.get_window_extent().y0
-    assert legend._ncols >= 2  # noqa: SLF001 - the number of columns has no public getter
+    assert legend._ncols >= 2  # the number of columns has no public getter
 
 
 def test_on_given_axes_the_legend_goes_beside_and_nothing_is_resized(
@@ -279,7 +288,8 @@ def test_on_given_axes_the_legend_goes_beside_and_nothing_is_resized(
 def test_tradeoff_names_few_points_beside_them(twenty: pd.DataFrame) -> None:
     ax = first(twenty, 3).ireval.plot.tradeoff("AP")
     assert sorted(t.get_text() for t in ax.texts) == sorted(NAMES[:3])
-    assert ax.figure.legends == [] and ax.get_legend() is None
+    assert ax.figure.legends == []
+    assert ax.get_legend() is None
     ax = first(twenty, 10).ireval.plot.tradeoff("AP")
     assert len(ax.texts) == 0
     assert [t.get_text() for t in ax.figure.legends[0].get_texts()] == NAMES[:10]
