@@ -340,3 +340,22 @@ def test_pr_curve_one_is_labelled_inside_the_figure(twenty: pd.DataFrame) -> Non
     assert one.get_window_extent().x1 <= ax.figure.bbox.x1
     (top,) = [t for t in ax.get_yticklabels() if t.get_text() == "1.0"]
     assert top.get_window_extent().y1 <= ax.figure.bbox.y1
+
+
+def test_tradeoff_of_one_run_draws_its_point(twenty: pd.DataFrame) -> None:
+    one = first(twenty, 1)
+    ax = one.ireval.plot.tradeoff("AP")
+    (point,) = ax.collections
+    latency = one.groupby("query")["time"].first().mean() * 1000.0
+    np.testing.assert_allclose(point.get_offsets(), [[latency, one.ireval.map()]])
+    assert len(ax.texts) == 0  # nothing to name
+
+
+def test_tradeoff_points_are_the_runs_means(twenty: pd.DataFrame) -> None:
+    ten = first(twenty, 10)
+    ax = ten.ireval.plot.tradeoff("AP")
+    offsets = np.vstack([points.get_offsets() for points in ax.collections])
+    means = pdireval.summary(ten, "AP")["AP"]
+    latency = ten.groupby(["run", "query"])["time"].first().groupby("run").mean() * 1000.0
+    np.testing.assert_allclose(offsets[:, 0], latency.loc[NAMES[:10]].to_numpy())
+    np.testing.assert_allclose(offsets[:, 1], means.loc[NAMES[:10]].to_numpy())

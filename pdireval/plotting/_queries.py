@@ -291,7 +291,7 @@ def distribution(
         data = [table.dropna().to_numpy(dtype=np.float64)]
     positions = np.arange(len(runs), 0, -1)  # the first run on top
     with look.style():
-        ax, owned = look.new_axes(ax, (5.5, 1.2 + 0.36 * len(runs)))
+        ax, owned = look.new_axes(ax, (5.5, max(2.0, 1.2 + 0.36 * len(runs))))
         boxes: dict[str, Any] = {"positions": positions, "widths": 0.55, "showfliers": not points}
         boxes["medianprops"] = {"color": "black"}
         try:  # matplotlib >= 3.10 names the direction

@@ -116,7 +116,7 @@ def systems(
     stats = stats.sort_values(agg, ascending=True, kind="stable")  # best last = on top
     single = list(stats.index) == [None]
     with look.style():
-        ax, owned = look.new_axes(ax, (5.5, 1.2 + 0.36 * len(stats)))
+        ax, owned = look.new_axes(ax, (5.5, max(2.0, 1.2 + 0.36 * len(stats))))
         for y, (run, row) in enumerate(stats.iterrows()):
             bars = None
             if ci is not None:
@@ -222,17 +222,16 @@ def tradeoff(
     metrics = [*parse_metrics(metric), Latency.default]
     table = _evaluate.per_query(frame, metrics, columns, evaluation)
     latency = table.pop(Latency.default.label)
-    if not isinstance(table.index, pd.MultiIndex):
-        table = pd.concat({None: table}, names=["run"])
-        latency = pd.concat({None: latency}, names=["run"])
-    points = pd.DataFrame(
-        {
-            "effect": aggregate(table, agg)[label],
-            "ms": 1000.0 * latency.groupby(level=0, sort=True, observed=True).mean(),
-        }
-    )
-    if runs != [None]:
-        points = points.loc[runs]
+    if isinstance(table.index, pd.MultiIndex):
+        points = pd.DataFrame(
+            {
+                "effect": aggregate(table, agg)[label],
+                "ms": 1000.0 * latency.groupby(level=0, sort=False, observed=True).mean(),
+            }
+        ).loc[runs]
+    else:  # one run (a None key would be dropped by groupby as missing)
+        effect = float(aggregate(table, agg)[label])
+        points = pd.DataFrame({"effect": [effect], "ms": [1000.0 * latency.mean()]}, index=[None])
     front = _pareto_front(points)
     with look.style():
         ax, owned = look.new_axes(ax, (7.0, 4.5))
@@ -296,6 +295,13 @@ def _direct_labels(ax: Axes, points: pd.DataFrame, names: list[str]) -> None:
                 ha="left" if right else "right",
                 va="center",
                 fontsize=8.5,
+                # a line of the front passing behind a name does not run through it
+                bbox={
+                    "boxstyle": "round,pad=0.15",
+                    "facecolor": "white",
+                    "edgecolor": "none",
+                    "alpha": 0.85,
+                },
             )
         )
     _separate(labels)
