@@ -230,7 +230,7 @@ def tradeoff(
             }
         ).loc[runs]
     else:  # one run (a None key would be dropped by groupby as missing)
-        effect = float(aggregate(table, agg)[label])
+        effect = pd.Series(aggregate(table, agg)).loc[label]  # a Series by metric label
         points = pd.DataFrame({"effect": [effect], "ms": [1000.0 * latency.mean()]}, index=[None])
     front = _pareto_front(points)
     with look.style():
