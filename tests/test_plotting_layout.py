@@ -118,6 +118,10 @@ def apart(extents) -> None:
         assert not one.overlaps(other), (one, other)
 
 
+def _is_scatter(collection) -> bool:
+    return type(collection).__name__ == "PathCollection"
+
+
 def check_layout(figure) -> None:
     """Texts inside the figure, no two tick labels of an axis (or two titles) overlapping,
     no legend over any axes, direct labels inside their axes and apart."""
@@ -143,8 +147,14 @@ def check_layout(figure) -> None:
         labels = boxes(ax.texts, renderer)
         apart(labels)
         data = ax.get_window_extent(renderer)
-        for label in labels:  # direct labels stay in the plotting area
+        points = np.vstack(
+            [ax.transData.transform(c.get_offsets()) for c in ax.collections if _is_scatter(c)]
+            or [np.empty((0, 2))]
+        )
+        for label in labels:  # direct labels stay in the plotting area, off the points
             assert within(label, data), (label, data)
+            covered = [p for p in points if label.padded(-1).contains(*p)]
+            assert len(covered) <= 0, ("a name covers a point", label, covered)
     apart(titles)
     legends = [*figure.legends, *(ax.get_legend() for ax in axes if ax.get_legend())]
     for legend in legends:
@@ -359,3 +369,20 @@ def test_tradeoff_points_are_the_runs_means(twenty: pd.DataFrame) -> None:
     latency = ten.groupby(["run", "query"])["time"].first().groupby("run").mean() * 1000.0
     np.testing.assert_allclose(offsets[:, 0], latency.loc[NAMES[:10]].to_numpy())
     np.testing.assert_allclose(offsets[:, 1], means.loc[NAMES[:10]].to_numpy())
+
+
+@pytest.mark.parametrize("spread", [0.0001, 0.01])
+def test_tradeoff_names_cover_no_point_or_give_way_to_a_legend(spread: float) -> None:
+    """Eight runs close together: each name clear of the points and names, or a legend."""
+    run = example_run()
+    parts = []
+    for i, name in enumerate(NAMES[:8]):
+        part = run[run["run"] == "strong"].copy()
+        part["score"] += np.random.default_rng(i).normal(0, 0.01, len(part))
+        parts.append(part.assign(run=name, time=0.05 + spread * i))
+    frame = pdireval.merge_qrels(pd.concat(parts, ignore_index=True), example_qrels())
+    ax = frame.ireval.plot.tradeoff("AP")
+    check_layout(ax.figure)
+    named = sorted(t.get_text() for t in ax.texts)
+    legend = [t.get_text() for legend in ax.figure.legends for t in legend.get_texts()]
+    assert (named, legend) in ((sorted(NAMES[:8]), []), ([], NAMES[:8]))

@@ -265,62 +265,66 @@ def tradeoff(
         ax.set_title(f"{label} against latency (dashed: Pareto front)")
         ax.grid(True, alpha=0.3)
         names = ["" if run is None else look.name(run) for run in points.index]
-        if len(points) <= MAX_DIRECT_LABELS:
-            if runs != [None]:
-                _direct_labels(ax, points, names)
-        else:
+        few = runs != [None] and len(points) <= MAX_DIRECT_LABELS
+        if runs != [None] and not (few and _direct_labels(ax, points, names)):
             look.legend(ax, handles, names, owned=owned, title="Run")
     return ax
 
 
-def _direct_labels(ax: Axes, points: pd.DataFrame, names: list[str]) -> None:
-    """Name each point beside it: right of it in the left part, left of it in the right.
+#: Where a name may go around its point: (x, y) offset in points and alignment.
+_PLACES = (
+    ((7, 0), "left", "center"),
+    ((-7, 0), "right", "center"),
+    ((5, 7), "left", "bottom"),
+    ((-5, 7), "right", "bottom"),
+    ((5, -7), "left", "top"),
+    ((-5, -7), "right", "top"),
+)
 
-    Labels that would overlap are moved apart vertically; margins keep them inside.
+
+#: A white ground under a name: the front's dashed line does not run through it.
+_GROUND = {"boxstyle": "round,pad=0.1", "facecolor": "white", "edgecolor": "none", "alpha": 0.85}
+
+
+def _direct_labels(ax: Axes, points: pd.DataFrame, names: list[str]) -> bool:
+    """Name each point beside it, where the name covers no other name and no point.
+
+    Each name tries the places of :data:`_PLACES` in turn (right, left, above, below)
+    and takes the first inside the axes that is clear. When a name finds no such place,
+    every name is removed and False returned: the caller draws a legend instead.
     """
+    from matplotlib.transforms import Bbox
+
     ax.margins(x=0.08, y=0.12)
     look.figure_of(ax).draw_without_rendering()  # the final layout: positions in pixels
     data = points[["ms", "effect"]].to_numpy(dtype=np.float64)
     pixels = ax.transData.transform(data)
-    box = ax.get_window_extent()
+    area = ax.get_window_extent()
+    markers = [Bbox.from_bounds(x - 5, y - 5, 10, 10) for x, y in pixels]
+    taken: list[Any] = []
     labels = []
-    for (x, y), (pixel_x, _), text in zip(data, pixels, names, strict=True):
-        right = pixel_x < box.x0 + 0.6 * box.width
-        labels.append(
-            ax.annotate(
-                text,
-                (x, y),
-                xytext=(7 if right else -7, 0),
-                textcoords="offset points",
-                ha="left" if right else "right",
-                va="center",
-                fontsize=8.5,
-                # a line of the front passing behind a name does not run through it
-                bbox={
-                    "boxstyle": "round,pad=0.15",
-                    "facecolor": "white",
-                    "edgecolor": "none",
-                    "alpha": 0.85,
-                },
-            )
-        )
-    _separate(labels)
+    for i, ((x, y), text) in enumerate(zip(data, names, strict=True)):
+        for offset, ha, va in _PLACES:
+            label = ax.annotate(
+                text, (x, y), xytext=offset, textcoords="offset points", ha=ha, va=va,
+                fontsize=8.5, bbox=_GROUND,
+            )  # fmt: skip
+            box = label.get_window_extent()
+            others = [marker for j, marker in enumerate(markers) if j != i]
+            if _inside(box, area) and not any(box.overlaps(o) for o in [*taken, *others]):
+                taken.append(box)
+                labels.append(label)
+                break
+            label.remove()
+        else:
+            for label in labels:
+                label.remove()
+            return False
+    return True
 
 
-def _separate(labels: list[Any]) -> None:
-    """Move overlapping labels apart vertically (bottom to top, each clear of the one below)."""
-    boxes = [(label, label.get_window_extent()) for label in labels]
-    boxes.sort(key=lambda pair: pair[1].y0)
-    placed: list[Any] = []
-    for label, box in boxes:
-        shift = 0.0
-        for other in placed:
-            if box.x0 < other.x1 and other.x0 < box.x1 and box.y0 + shift < other.y1:
-                shift = max(shift, other.y1 - box.y0 + 1.0)
-        if shift:
-            dx, dy = label.get_position()
-            label.set_position((dx, dy + shift * 72.0 / label.figure.dpi))
-        placed.append(box.translated(0.0, shift))
+def _inside(box: Any, area: Any) -> bool:
+    return bool(area.x0 <= box.x0 and box.x1 <= area.x1 and area.y0 <= box.y0 and box.y1 <= area.y1)
 
 
 def _pareto_front(points: pd.DataFrame) -> list[Hashable]:
