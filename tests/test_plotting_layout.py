@@ -386,3 +386,32 @@ def test_tradeoff_names_cover_no_point_or_give_way_to_a_legend(spread: float) ->
     named = sorted(t.get_text() for t in ax.texts)
     legend = [t.get_text() for legend in ax.figure.legends for t in legend.get_texts()]
     assert (named, legend) in ((sorted(NAMES[:8]), []), ([], NAMES[:8]))
+
+
+# -- properties of the helpers -----------------------------------------------------------------
+
+hypothesis = pytest.importorskip("hypothesis")
+st = hypothesis.strategies
+
+
+@hypothesis.given(st.sets(st.integers(1, 5000), min_size=1, max_size=300), st.booleans())
+def test_cutoff_ticks_are_evaluated_cutoffs_with_both_ends(ks: set[int], log: bool) -> None:
+    from pdireval.plotting._curves import MAX_K_TICKS, cutoff_ticks
+
+    ticks = cutoff_ticks(sorted(ks), log=log)
+    assert ticks == sorted(set(ticks))
+    assert set(ticks) <= ks
+    assert ticks[0] == min(ks)
+    assert ticks[-1] == max(ks)
+    assert len(ticks) <= max(MAX_K_TICKS, 2)
+    if len(ks) <= MAX_K_TICKS:
+        assert ticks == sorted(ks)
+
+
+@hypothesis.given(st.text(st.sampled_from("ab-+_ 9"), min_size=1, max_size=90))
+def test_wrapped_names_keep_every_character_in_short_lines(name: str) -> None:
+    from pdireval.plotting._curves import wrap
+
+    lines = wrap(name).split("\n")
+    assert "".join(lines) == name
+    assert all(len(line) <= 26 for line in lines)
