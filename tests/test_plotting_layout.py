@@ -415,3 +415,15 @@ def test_wrapped_names_keep_every_character_in_short_lines(name: str) -> None:
     lines = wrap(name).split("\n")
     assert "".join(lines) == name
     assert all(len(line) <= 26 for line in lines)
+
+
+def test_per_query_chart_chooses_bars_or_heat_map(twenty: pd.DataFrame) -> None:
+    three = first(twenty, 3)
+    ax = three.ireval.plot.per_query("AP", chart="heatmap")
+    assert len(ax.images) == 1
+    assert [t.get_text() for t in ax.get_yticklabels()] == NAMES[1:3]
+    ax = first(twenty, 6).ireval.plot.per_query("AP", chart="bars")
+    assert len(ax.containers) == 5
+    assert len(ax.images) == 0
+    with pytest.raises(pdireval.SchemaError, match="chart='pie'"):
+        three.ireval.plot.per_query("AP", chart="pie")

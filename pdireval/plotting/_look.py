@@ -184,18 +184,9 @@ def grow(figure: Figure, *, width: float = 0.0, height: float = 0.0, below: bool
         engine.set(rect=(0.0, kept / new_height, 1.0, 1.0 - kept / new_height))
 
 
-def widen_for_ticks(ax: Axes, axis: str = "y") -> None:
-    """Widen a figure of our own by the width of the longest tick label of ``axis``.
-
-    The labels are run names along the y axis (or, for ``axis="x"``, the height taken
-    by rotated query ids); the axes keep the width they had without them.
-    """
+def widen_for_ticks(ax: Axes) -> None:
+    """Widen a figure of our own by its longest y tick label: run names keep the axes' width."""
     figure = figure_of(ax)
-    labels = ax.get_yticklabels() if axis == "y" else ax.get_xticklabels()
-    extents = [label.get_window_extent() for label in labels if label.get_text()]
-    if not extents:
-        return
-    if axis == "y":
+    extents = [label.get_window_extent() for label in ax.get_yticklabels() if label.get_text()]
+    if extents:
         grow(figure, width=_inches(figure, max(box.width for box in extents)))
-    else:
-        grow(figure, height=_inches(figure, max(box.height for box in extents)))

@@ -144,6 +144,9 @@ def per_query(
     >>> [tick.get_text() for tick in ax.get_xticklabels()][:3]  # the largest mean gain first
     ['419', '446', '449']
     """
+    if chart not in ("auto", "bars", "heatmap"):
+        msg = f"chart={chart!r}: use 'auto', 'bars' or 'heatmap'"
+        raise SchemaError(msg)
     runs, styles = run_order(frame, columns, order)
     metrics = parse_metrics(metric)
     if baseline is None and runs != [None]:
@@ -159,9 +162,6 @@ def per_query(
     queries = query_order(values, deltas, sort)
     deltas = deltas.loc[queries]
     label = look.label_of(metric)
-    if chart not in ("auto", "bars", "heatmap"):
-        msg = f"chart={chart!r}: use 'auto', 'bars' or 'heatmap'"
-        raise SchemaError(msg)
     heatmap = chart == "heatmap" or (chart == "auto" and len(compared) > MAX_BAR_RUNS)
     labelled = len(queries) <= MAX_QUERY_TICKS if query_labels is None else query_labels
     width = 8.0
