@@ -225,7 +225,7 @@ def _heatmap(ax: Axes, deltas: pd.DataFrame, label: str, base: Hashable) -> None
     ax.set_yticks(np.arange(len(deltas.columns)), [look.name(run) for run in deltas.columns])
     ax.spines[["left", "bottom"]].set_visible(False)
     colourbar = look.figure_of(ax).colorbar(image, ax=ax, fraction=0.04, pad=0.01)
-    colourbar.set_label(f"Δ {label} (run − {look.name(base)})")
+    colourbar.set_label(f"Δ {label} (run − baseline)")  # the title names the baseline
 
 
 @look.drawing
