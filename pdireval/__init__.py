@@ -64,6 +64,7 @@ if TYPE_CHECKING:
     from pdireval.overlap import rank_biased_overlap, rbo
     from pdireval.pooling import pool, pool_contribution
     from pdireval.reproducibility import reproduction
+    from pdireval.risk_sensitive import georisk, risk
 
 #: The evaluating functions (numpy arithmetic over sorted arrays, the metric registry).
 _API = (
@@ -94,6 +95,7 @@ _LOADED_WHEN_USED = {
     **{name: ("pdireval.overlap", name) for name in ("rank_biased_overlap", "rbo")},
     **{name: ("pdireval.pooling", name) for name in ("pool", "pool_contribution")},
     "reproduction": ("pdireval.reproducibility", "reproduction"),
+    **{name: ("pdireval.risk_sensitive", name) for name in ("georisk", "risk")},
 }
 
 
@@ -128,6 +130,7 @@ __all__ = [
     "dcg",
     "efficiency",
     "evaluate",
+    "georisk",
     "gmap",
     "kendall",
     "map",
@@ -150,6 +153,7 @@ __all__ = [
     "recall",
     "report",
     "reproduction",
+    "risk",
     "rr",
     "spearman",
     "success",
