@@ -65,6 +65,7 @@ if TYPE_CHECKING:
     from pdireval.pooling import pool, pool_contribution
     from pdireval.reproducibility import reproduction
     from pdireval.risk_sensitive import georisk, risk
+    from pdireval.tukey import letter_groups, tukey_hsd
 
 #: The evaluating functions (numpy arithmetic over sorted arrays, the metric registry).
 _API = (
@@ -96,6 +97,7 @@ _LOADED_WHEN_USED = {
     **{name: ("pdireval.pooling", name) for name in ("pool", "pool_contribution")},
     "reproduction": ("pdireval.reproducibility", "reproduction"),
     **{name: ("pdireval.risk_sensitive", name) for name in ("georisk", "risk")},
+    **{name: ("pdireval.tukey", name) for name in ("letter_groups", "tukey_hsd")},
 }
 
 
@@ -133,6 +135,7 @@ __all__ = [
     "georisk",
     "gmap",
     "kendall",
+    "letter_groups",
     "map",
     "merge_qrels",
     "metrics",
@@ -161,6 +164,7 @@ __all__ = [
     "system_correlation",
     "tau_ap",
     "tie_groups",
+    "tukey_hsd",
     "typing",
     "write_qrels",
     "write_run",
