@@ -60,6 +60,7 @@ if TYPE_CHECKING:
         tau_ap,
     )
     from pdireval.io import read_qrels, read_run, write_qrels, write_run
+    from pdireval.meta import asl_curve, discriminative_power, ranking_stability, swap_rate
     from pdireval.metrics import Metric, parse_metric
     from pdireval.overlap import rank_biased_overlap, rbo
     from pdireval.pooling import pool, pool_contribution
@@ -98,6 +99,10 @@ _LOADED_WHEN_USED = {
     "reproduction": ("pdireval.reproducibility", "reproduction"),
     **{name: ("pdireval.risk_sensitive", name) for name in ("georisk", "risk")},
     **{name: ("pdireval.tukey", name) for name in ("letter_groups", "tukey_hsd")},
+    **{
+        name: ("pdireval.meta", name)
+        for name in ("asl_curve", "discriminative_power", "ranking_stability", "swap_rate")
+    },
 }
 
 
@@ -126,10 +131,12 @@ __all__ = [
     "SchemaError",
     "__version__",
     "ap",
+    "asl_curve",
     "compare",
     "curve",
     "datasets",
     "dcg",
+    "discriminative_power",
     "efficiency",
     "evaluate",
     "georisk",
@@ -150,6 +157,7 @@ __all__ = [
     "r_precision",
     "rank_biased_overlap",
     "rank_correlation",
+    "ranking_stability",
     "rbo",
     "read_qrels",
     "read_run",
@@ -161,6 +169,7 @@ __all__ = [
     "spearman",
     "success",
     "summary",
+    "swap_rate",
     "system_correlation",
     "tau_ap",
     "tie_groups",
