@@ -64,6 +64,7 @@ if TYPE_CHECKING:
     from pdireval.metrics import Metric, parse_metric
     from pdireval.overlap import rank_biased_overlap, rbo
     from pdireval.pooling import pool, pool_contribution
+    from pdireval.qpp import qpp_evaluation, smare
     from pdireval.reproducibility import reproduction
     from pdireval.risk_sensitive import georisk, risk
     from pdireval.tukey import letter_groups, tukey_hsd
@@ -99,6 +100,7 @@ _LOADED_WHEN_USED = {
     "reproduction": ("pdireval.reproducibility", "reproduction"),
     **{name: ("pdireval.risk_sensitive", name) for name in ("georisk", "risk")},
     **{name: ("pdireval.tukey", name) for name in ("letter_groups", "tukey_hsd")},
+    **{name: ("pdireval.qpp", name) for name in ("qpp_evaluation", "smare")},
     **{
         name: ("pdireval.meta", name)
         for name in ("asl_curve", "discriminative_power", "ranking_stability", "swap_rate")
@@ -154,6 +156,7 @@ __all__ = [
     "pool_contribution",
     "pr_curve",
     "precision",
+    "qpp_evaluation",
     "r_precision",
     "rank_biased_overlap",
     "rank_correlation",
@@ -166,6 +169,7 @@ __all__ = [
     "reproduction",
     "risk",
     "rr",
+    "smare",
     "spearman",
     "success",
     "summary",
