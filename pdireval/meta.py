@@ -130,7 +130,7 @@ def asl_curve(
     Raises
     ------
     SchemaError
-        No run column or a single run, or a query some runs lack.
+        No run column or a single run, a query some runs lack, or fewer than two queries.
     MetricError
         ``n_resamples`` or ``seed`` out of range.
 
@@ -159,6 +159,12 @@ def asl_curve(
     sequence = seed_sequence(seed)
     blocks = []
     for matrix in matrices(frame, metrics, columns, options, "asl_curve"):
+        if len(matrix.queries) < 2:
+            msg = (
+                f"asl_curve needs at least two queries with values to bootstrap, "
+                f"{matrix.metric} has {len(matrix.queries)}"
+            )
+            raise SchemaError(msg)
         pairs = _pairs(matrix)
         values = matrix.values
         differences = np.array([values[:, j] - values[:, i] for j, i in pairs])

@@ -84,7 +84,7 @@ def smare(predicted: Any, actual: Any) -> float:
 
 
 def _pearson(x: np.ndarray, y: np.ndarray) -> float:
-    if len(x) < 2:
+    if len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:  # a constant side has no correlation
         return float("nan")
     dx, dy = x - x.mean(), y - y.mean()
     denominator = np.sqrt((dx * dx).sum() * (dy * dy).sum())

@@ -209,6 +209,11 @@ FRAME = frame_with_p10([[0.1, 0.4], [0.3, 0.2], [0.5, 0.5]])
             "alpha",
         ),
         (lambda: pdireval.asl_curve(FRAME, "P@10", n_resamples=0), pdireval.MetricError, "n_re"),
+        (
+            lambda: pdireval.asl_curve(FRAME[FRAME["query"] == "q00"], "P@10"),
+            pdireval.SchemaError,
+            "at least two queries",
+        ),
     ],
 )
 def test_bad_input_is_refused(call, error, match) -> None:
