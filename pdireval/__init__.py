@@ -28,6 +28,13 @@ from pdireval._version import __version__
 
 if TYPE_CHECKING:
     from pdireval import datasets, metrics
+    from pdireval._agreement import (
+        agreement,
+        confusion_matrix,
+        fleiss_kappa,
+        krippendorff_alpha,
+        query_agreement,
+    )
     from pdireval._report import Report
     from pdireval.api import (
         ap,
@@ -84,6 +91,16 @@ _LOADED_WHEN_USED = {
     "datasets": ("pdireval.datasets", None),
     "Report": ("pdireval._report", "Report"),
     **{
+        name: ("pdireval._agreement", name)
+        for name in (
+            "agreement",
+            "confusion_matrix",
+            "fleiss_kappa",
+            "krippendorff_alpha",
+            "query_agreement",
+        )
+    },
+    **{
         name: ("pdireval.correlation", name)
         for name in ("kendall", "rank_correlation", "spearman", "system_correlation", "tau_ap")
     },
@@ -121,15 +138,19 @@ __all__ = [
     "Report",
     "SchemaError",
     "__version__",
+    "agreement",
     "ap",
     "compare",
+    "confusion_matrix",
     "curve",
     "datasets",
     "dcg",
     "efficiency",
     "evaluate",
+    "fleiss_kappa",
     "gmap",
     "kendall",
+    "krippendorff_alpha",
     "map",
     "merge_qrels",
     "metrics",
@@ -141,6 +162,7 @@ __all__ = [
     "pool_contribution",
     "pr_curve",
     "precision",
+    "query_agreement",
     "r_precision",
     "rank_biased_overlap",
     "rank_correlation",
