@@ -20,7 +20,7 @@ from pdireval._options import Evaluation
 from pdireval._prepare.columns import ResolvedColumns, as_column_map
 from pdireval._prepare.matching import Matched, join_resolved
 from pdireval._prepare.merge import has_subtopics, merge_subtopics
-from pdireval._prepare.prepare import Prepared, positions, prepare
+from pdireval._prepare.prepare import Prepared, positions, prepare, self_documents
 from pdireval.metrics import Metric
 from pdireval.typing import ColumnsLike
 
@@ -104,11 +104,15 @@ def _diverse(
     """A diversity measure: the rankings in evaluation order, then ndeval's definitions."""
     _diversity.refuse_policy(options.ties)
     position, group = positions(frame, resolved)
+    leave = np.zeros(len(position), dtype=bool)
+    if options.ignore_self:  # a document equal to its query leaves the ranking
+        leave |= self_documents(frame, resolved)
     if options.judged_only:  # trec_eval -J: unjudged documents leave the ranking
         numbers = pd.to_numeric(frame[resolved.name("rel")], errors="coerce")
         label = numbers.to_numpy(dtype=np.float64, na_value=np.nan)
-        unjudged = ~(label >= 0)
-        position = np.where(unjudged, np.nan, position)
+        leave |= ~(label >= 0)
+    if leave.any():
+        position = np.where(leave, np.nan, position)
         retrieved = ~np.isnan(position)
         order = np.lexsort((position[retrieved], group[retrieved]))
         rows = np.flatnonzero(retrieved)[order]

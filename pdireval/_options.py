@@ -92,6 +92,7 @@ class Evaluation:
     ties: str = "trec"
     max_rank: int | None = None
     judged_only: bool = False
+    ignore_self: bool = False
     validate: bool = True
     qrels: Qrels | None = field(default=None, compare=False, repr=False)
 
@@ -104,6 +105,7 @@ class Evaluation:
             ties=_choice("ties", options.get("ties", "trec"), TIE_POLICIES),
             max_rank=_whole("max_rank", options.get("max_rank"), 1, optional=True),
             judged_only=_flag("judged_only", options.get("judged_only", False)),
+            ignore_self=_flag("ignore_self", options.get("ignore_self", False)),
             validate=_flag("validate", options.get("validate", True)),
             qrels=_qrels(options.get("qrels"), options.get("qrels_columns")),
         )

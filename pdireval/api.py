@@ -77,6 +77,7 @@ def _evaluation(
     validate: bool,
     qrels: pd.DataFrame | None,
     qrels_columns: ColumnsLike,
+    ignore_self: bool = False,
 ) -> Evaluation:
     """A call's evaluation options, checked and frozen."""
     return Evaluation.from_options(
@@ -85,6 +86,7 @@ def _evaluation(
             "ties": ties,
             "max_rank": max_rank,
             "judged_only": judged_only,
+            "ignore_self": ignore_self,
             "validate": validate,
             "qrels": qrels,
             "qrels_columns": qrels_columns,
@@ -146,6 +148,7 @@ def evaluate(
     ties: TiePolicy = "trec",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ignore_self: bool = False,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -181,6 +184,12 @@ def evaluate(
     judged_only : bool
         Drop the retrieved documents without a judgment (no label, or a negative one)
         and rank the rest again, after ``max_rank`` (``trec_eval -J``).
+    ignore_self : bool
+        Leave out of each ranking the document whose id equals the query id, and rank
+        the rest again, before ``max_rank`` (BEIR's ``ignore_identical_ids``: in
+        ArguAna and Quora the queries are documents of the collection too, and each
+        would find itself). Judgments are kept: a judged document equal to its query
+        counts as judged but not retrieved. Ids are compared as text.
     validate : bool
         Check the frame (null ids, duplicate documents, ranks, labels). Turn off only
         for frames already validated, e.g. in a tight loop.
@@ -244,7 +253,9 @@ def evaluate(
         frame,
         parse_metrics(metrics),
         columns,
-        _evaluation(queries, ties, max_rank, judged_only, validate, qrels, qrels_columns),
+        _evaluation(
+            queries, ties, max_rank, judged_only, validate, qrels, qrels_columns, ignore_self
+        ),
     )
 
 
@@ -263,6 +274,7 @@ def summary(
     ties: TiePolicy = "trec",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ignore_self: bool = False,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -287,7 +299,7 @@ def summary(
     n_resamples, seed
         Number of bootstrap resamples and the seed of ``numpy.random.default_rng``
         (same seed, same interval).
-    queries, ties, max_rank, judged_only, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, validate, qrels, qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -325,7 +337,9 @@ def summary(
         frame,
         [*parsed, Latency] if timed else parsed,
         columns,
-        _evaluation(queries, ties, max_rank, judged_only, validate, qrels, qrels_columns),
+        _evaluation(
+            queries, ties, max_rank, judged_only, validate, qrels, qrels_columns, ignore_self
+        ),
     )
     if ci is not None:
         return summary_table(
@@ -358,6 +372,7 @@ def efficiency(
     ties: TiePolicy = "trec",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ignore_self: bool = False,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -370,7 +385,7 @@ def efficiency(
         As in :func:`evaluate`; the frame needs a time column (role ``time``: the
         seconds -- or a timedelta -- a run took for each query, on every row of the
         query or at least one).
-    queries, ties, max_rank, judged_only, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, validate, qrels, qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -410,7 +425,9 @@ def efficiency(
         frame,
         Latency,
         columns,
-        _evaluation(queries, ties, max_rank, judged_only, validate, qrels, qrels_columns),
+        _evaluation(
+            queries, ties, max_rank, judged_only, validate, qrels, qrels_columns, ignore_self
+        ),
     )
     return efficiency_table(table[Latency.default.label])
 
@@ -456,6 +473,7 @@ def precision(
     ties: TiePolicy = "trec",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ignore_self: bool = False,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -470,7 +488,7 @@ def precision(
         The cutoff.
     rel : int
         Minimum label counted as relevant.
-    queries, ties, max_rank, judged_only, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, validate, qrels, qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -489,7 +507,9 @@ def precision(
         frame,
         P(rel=rel) @ k,
         columns,
-        _evaluation(queries, ties, max_rank, judged_only, validate, qrels, qrels_columns),
+        _evaluation(
+            queries, ties, max_rank, judged_only, validate, qrels, qrels_columns, ignore_self
+        ),
     )
 
 
@@ -504,6 +524,7 @@ def recall(
     ties: TiePolicy = "trec",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ignore_self: bool = False,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -518,7 +539,7 @@ def recall(
         The cutoff.
     rel : int
         Minimum label counted as relevant.
-    queries, ties, max_rank, judged_only, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, validate, qrels, qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -537,7 +558,9 @@ def recall(
         frame,
         R(rel=rel) @ k,
         columns,
-        _evaluation(queries, ties, max_rank, judged_only, validate, qrels, qrels_columns),
+        _evaluation(
+            queries, ties, max_rank, judged_only, validate, qrels, qrels_columns, ignore_self
+        ),
     )
 
 
@@ -552,6 +575,7 @@ def ap(
     ties: TiePolicy = "trec",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ignore_self: bool = False,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -566,7 +590,7 @@ def ap(
         Count only the relevant documents in the top k (still divided by all of them).
     rel : int
         Minimum label counted as relevant.
-    queries, ties, max_rank, judged_only, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, validate, qrels, qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -585,7 +609,9 @@ def ap(
         frame,
         _cut(AP(rel=rel), k),
         columns,
-        _evaluation(queries, ties, max_rank, judged_only, validate, qrels, qrels_columns),
+        _evaluation(
+            queries, ties, max_rank, judged_only, validate, qrels, qrels_columns, ignore_self
+        ),
     )
 
 
@@ -600,6 +626,7 @@ def map(  # noqa: A001 - the name users expect
     ties: TiePolicy = "trec",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ignore_self: bool = False,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -614,7 +641,7 @@ def map(  # noqa: A001 - the name users expect
         Mean of ``AP@k`` instead of ``AP``.
     rel : int
         Minimum label counted as relevant.
-    queries, ties, max_rank, judged_only, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, validate, qrels, qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -640,7 +667,9 @@ def map(  # noqa: A001 - the name users expect
         _cut(AP(rel=rel), k),
         "mean",
         columns,
-        _evaluation(queries, ties, max_rank, judged_only, validate, qrels, qrels_columns),
+        _evaluation(
+            queries, ties, max_rank, judged_only, validate, qrels, qrels_columns, ignore_self
+        ),
     )
 
 
@@ -655,6 +684,7 @@ def gmap(
     ties: TiePolicy = "trec",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ignore_self: bool = False,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -672,7 +702,7 @@ def gmap(
         Geometric mean of ``AP@k`` instead of ``AP``.
     rel : int
         Minimum label counted as relevant.
-    queries, ties, max_rank, judged_only, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, validate, qrels, qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -701,7 +731,9 @@ def gmap(
         _cut(AP(rel=rel), k),
         "gmean",
         columns,
-        _evaluation(queries, ties, max_rank, judged_only, validate, qrels, qrels_columns),
+        _evaluation(
+            queries, ties, max_rank, judged_only, validate, qrels, qrels_columns, ignore_self
+        ),
     )
 
 
@@ -716,6 +748,7 @@ def rr(
     ties: TiePolicy = "trec",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ignore_self: bool = False,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -730,7 +763,7 @@ def rr(
         0 when the first relevant document lies below k.
     rel : int
         Minimum label counted as relevant.
-    queries, ties, max_rank, judged_only, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, validate, qrels, qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -749,7 +782,9 @@ def rr(
         frame,
         _cut(RR(rel=rel), k),
         columns,
-        _evaluation(queries, ties, max_rank, judged_only, validate, qrels, qrels_columns),
+        _evaluation(
+            queries, ties, max_rank, judged_only, validate, qrels, qrels_columns, ignore_self
+        ),
     )
 
 
@@ -764,6 +799,7 @@ def mrr(
     ties: TiePolicy = "trec",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ignore_self: bool = False,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -778,7 +814,7 @@ def mrr(
         Mean of ``RR@k`` instead of ``RR``.
     rel : int
         Minimum label counted as relevant.
-    queries, ties, max_rank, judged_only, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, validate, qrels, qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -803,7 +839,9 @@ def mrr(
         _cut(RR(rel=rel), k),
         "mean",
         columns,
-        _evaluation(queries, ties, max_rank, judged_only, validate, qrels, qrels_columns),
+        _evaluation(
+            queries, ties, max_rank, judged_only, validate, qrels, qrels_columns, ignore_self
+        ),
     )
 
 
@@ -821,6 +859,7 @@ def ndcg(
     ties: TiePolicy = "trec",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ignore_self: bool = False,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -837,7 +876,7 @@ def ndcg(
         The parameters of ``nDCG`` (see the measures catalogue): minimum label counted,
         ``'linear'`` or ``'exp'`` gains (or a mapping label -> gain), the ``'log2'``
         or ``'jarvelin'`` discount and its base.
-    queries, ties, max_rank, judged_only, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, validate, qrels, qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -857,7 +896,9 @@ def ndcg(
         frame,
         _cut(metric, k),
         columns,
-        _evaluation(queries, ties, max_rank, judged_only, validate, qrels, qrels_columns),
+        _evaluation(
+            queries, ties, max_rank, judged_only, validate, qrels, qrels_columns, ignore_self
+        ),
     )
 
 
@@ -875,6 +916,7 @@ def dcg(
     ties: TiePolicy = "trec",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ignore_self: bool = False,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -889,7 +931,7 @@ def dcg(
         The cutoff; all retrieved documents without it.
     rel, gain, discount, base
         As in :func:`ndcg`.
-    queries, ties, max_rank, judged_only, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, validate, qrels, qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -909,7 +951,9 @@ def dcg(
         frame,
         _cut(metric, k),
         columns,
-        _evaluation(queries, ties, max_rank, judged_only, validate, qrels, qrels_columns),
+        _evaluation(
+            queries, ties, max_rank, judged_only, validate, qrels, qrels_columns, ignore_self
+        ),
     )
 
 
@@ -923,6 +967,7 @@ def r_precision(
     ties: TiePolicy = "trec",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ignore_self: bool = False,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -935,7 +980,7 @@ def r_precision(
         As in :func:`evaluate`.
     rel : int
         Minimum label counted as relevant.
-    queries, ties, max_rank, judged_only, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, validate, qrels, qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -954,7 +999,9 @@ def r_precision(
         frame,
         Rprec(rel=rel),
         columns,
-        _evaluation(queries, ties, max_rank, judged_only, validate, qrels, qrels_columns),
+        _evaluation(
+            queries, ties, max_rank, judged_only, validate, qrels, qrels_columns, ignore_self
+        ),
     )
 
 
@@ -969,6 +1016,7 @@ def success(
     ties: TiePolicy = "trec",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ignore_self: bool = False,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -983,7 +1031,7 @@ def success(
         The cutoff.
     rel : int
         Minimum label counted as relevant.
-    queries, ties, max_rank, judged_only, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, validate, qrels, qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -1002,7 +1050,9 @@ def success(
         frame,
         Success(rel=rel) @ k,
         columns,
-        _evaluation(queries, ties, max_rank, judged_only, validate, qrels, qrels_columns),
+        _evaluation(
+            queries, ties, max_rank, judged_only, validate, qrels, qrels_columns, ignore_self
+        ),
     )
 
 
@@ -1022,6 +1072,7 @@ def compare(
     ties: TiePolicy = "trec",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ignore_self: bool = False,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -1058,7 +1109,7 @@ def compare(
         Seed of ``numpy.random.default_rng``. With a seed the permutation and
         bootstrap results are reproducible; each metric uses the same resamples, so a
         comparison's p-value does not depend on the other comparisons in the call.
-    queries, ties, max_rank, judged_only, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, validate, qrels, qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -1114,7 +1165,9 @@ def compare(
     0  system2  system1     AP -0.1777     0       2
     1  system2  system1    P@5 -0.1000     1       1
     """
-    evaluation = _evaluation(queries, ties, max_rank, judged_only, validate, qrels, qrels_columns)
+    evaluation = _evaluation(
+        queries, ties, max_rank, judged_only, validate, qrels, qrels_columns, ignore_self
+    )
     significance = _significance(baseline, test, correction, alpha, n_resamples, seed)
     table = _evaluate.per_query(frame, parse_metrics(metrics), columns, evaluation)
     return compare_table(table, significance)
@@ -1131,6 +1184,7 @@ def per_query(
     ties: TiePolicy = "trec",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ignore_self: bool = False,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -1147,7 +1201,7 @@ def per_query(
         One metric.
     baseline : run id, optional
         The run the others are compared to; the run that sorts first when omitted.
-    queries, ties, max_rank, judged_only, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, validate, qrels, qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -1183,7 +1237,9 @@ def per_query(
         frame,
         parsed,
         columns,
-        _evaluation(queries, ties, max_rank, judged_only, validate, qrels, qrels_columns),
+        _evaluation(
+            queries, ties, max_rank, judged_only, validate, qrels, qrels_columns, ignore_self
+        ),
     )
     return per_query_table(table, baseline=baseline)
 
@@ -1204,6 +1260,7 @@ def report(
     ties: TiePolicy = "trec",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ignore_self: bool = False,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -1219,7 +1276,7 @@ def report(
         order they first appear, or an ordered categorical's), the baseline(s) first; the
         per-query table takes its deltas to ``baseline`` (the first of a list; the first
         run when ``None``, which is also the baseline of each pair it is in).
-    queries, ties, max_rank, judged_only, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, validate, qrels, qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -1248,7 +1305,9 @@ def report(
     0  system2       AP        False
     1  system2  nDCG@10        False
     """
-    evaluation = _evaluation(queries, ties, max_rank, judged_only, validate, qrels, qrels_columns)
+    evaluation = _evaluation(
+        queries, ties, max_rank, judged_only, validate, qrels, qrels_columns, ignore_self
+    )
     significance = _significance(baseline, test, correction, alpha, n_resamples, seed)
     parsed = parse_metrics(metrics)
     timed = _has_times(frame, columns) and Latency.default not in parsed
@@ -1273,6 +1332,7 @@ def tie_groups(
     ties: TiePolicy = "trec",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ignore_self: bool = False,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -1287,7 +1347,7 @@ def tie_groups(
         The cutoff to check.
     rel : int
         Minimum label counted as relevant, for the ``relevant`` column.
-    queries, ties, max_rank, judged_only, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, validate, qrels, qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -1317,5 +1377,7 @@ def tie_groups(
         int(k),
         int(rel),
         columns,
-        _evaluation(queries, ties, max_rank, judged_only, validate, qrels, qrels_columns),
+        _evaluation(
+            queries, ties, max_rank, judged_only, validate, qrels, qrels_columns, ignore_self
+        ),
     )

@@ -747,6 +747,7 @@ EVALUATION_OPTIONS = {
     "ties": "trec",
     "max_rank": None,
     "judged_only": False,
+    "ignore_self": False,
     "validate": True,
     "qrels": None,
     "qrels_columns": None,

@@ -51,6 +51,7 @@ NON_DEFAULT = {
     "ties": "pessimistic",
     "max_rank": 5,
     "judged_only": True,
+    "ignore_self": True,
     "validate": False,
 }
 # A value that must be refused, naming the option.
@@ -59,6 +60,7 @@ INVALID = {
     "ties": "random",
     "max_rank": 0,
     "judged_only": "no",
+    "ignore_self": 1,
     "validate": "yes",
 }
 

@@ -42,7 +42,7 @@ from pdireval._prepare.ordering import Positions, TieBreak
 from pdireval._prepare.ranked import Ranked
 from pdireval._prepare.sorting import stable_argsort
 
-__all__ = ["Prepared", "positions", "prepare"]
+__all__ = ["Prepared", "positions", "prepare", "self_documents"]
 
 IntArray = np.ndarray
 
@@ -113,6 +113,8 @@ def prepare(
     retrieved = ~np.isnan(key) if present is None else present
     if options.validate:
         _refuse_unranked_and_unjudged(frame, columns, retrieved, rows.judged, matched)
+    if options.ignore_self:  # BEIR: a document equal to its query leaves the ranking
+        retrieved = retrieved & ~self_documents(frame, columns)
     retrieved_rows = _as_range(retrieved)
     judged_ret = np.flatnonzero(rows.judged[retrieved_rows])
     found = _positions_of(
@@ -133,6 +135,16 @@ def prepare(
     keep, blank = _query_policy(ranked, has_retrieved, options.queries)
     average = options.ties == "average" and columns.rank is None
     return Prepared(ranked=ranked, index=rows.index, keep=keep, blank=blank, average=average)
+
+
+def self_documents(frame: pd.DataFrame, columns: ResolvedColumns) -> np.ndarray:
+    """Per row, whether its doc id equals its query id, both compared as text."""
+    query, doc = (_as_text(frame[columns.name(role)]) for role in ("query", "doc"))
+    return np.asarray(query.array == doc.array, dtype=bool)
+
+
+def _as_text(ids: pd.Series) -> pd.Series:
+    return ids if isinstance(ids.dtype, pd.StringDtype) else ids.astype("str")
 
 
 def positions(frame: pd.DataFrame, columns: ResolvedColumns) -> tuple[np.ndarray, IntArray]:
