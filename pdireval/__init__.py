@@ -66,7 +66,7 @@ if TYPE_CHECKING:
         system_correlation,
         tau_ap,
     )
-    from pdireval.io import read_qrels, read_run, write_qrels, write_run
+    from pdireval.io import read_qrels, read_queries, read_run, write_qrels, write_run
     from pdireval.metrics import Metric, parse_metric
     from pdireval.overlap import rank_biased_overlap, rbo
     from pdireval.pooling import pool, pool_contribution
@@ -106,7 +106,7 @@ _LOADED_WHEN_USED = {
     },
     **{
         name: ("pdireval.io", name)
-        for name in ("read_qrels", "read_run", "write_qrels", "write_run")
+        for name in ("read_qrels", "read_queries", "read_run", "write_qrels", "write_run")
     },
     **{name: ("pdireval.overlap", name) for name in ("rank_biased_overlap", "rbo")},
     **{name: ("pdireval.pooling", name) for name in ("pool", "pool_contribution")},
@@ -168,6 +168,7 @@ __all__ = [
     "rank_correlation",
     "rbo",
     "read_qrels",
+    "read_queries",
     "read_run",
     "recall",
     "report",

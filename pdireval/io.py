@@ -16,8 +16,9 @@ The rules, trec_eval's unless said otherwise:
 * Fields are separated by any run of ASCII whitespace (spaces, tabs; also vertical
   tab and form feed); lines end with ``\\n`` or ``\\r\\n``. A carriage return anywhere
   else is refused: a file with old Mac line endings would otherwise read as one line.
-* Blank lines and lines whose first non-blank character is ``#`` are skipped; a ``#``
-  elsewhere is data (``CR#93E-1860`` is a document id).
+* Blank lines and lines whose first non-blank character is ``#`` are skipped (a run's
+  are kept in ``frame.attrs["comments"]``); a ``#`` elsewhere is data (``CR#93E-1860``
+  is a document id).
 * Ids are kept as strings, exactly as written (``"007"`` stays ``"007"``).
 * Files are UTF-8 (ASCII is UTF-8) unless ``encoding=`` names another encoding; a
   leading UTF-8 byte-order mark is dropped. trec_eval compares ids as raw bytes; a
@@ -26,6 +27,11 @@ The rules, trec_eval's unless said otherwise:
 * A gzip stream is decompressed, whatever the file is called.
 * A file without data lines reads as an empty frame with the usual columns and dtypes
   (trec_eval refuses an empty file; evaluating an empty run is left to the caller).
+
+A path of the form ``"irds:<dataset-id>"`` reads the qrels, the scored documents (as a
+run) or the queries of that dataset of the ir_datasets catalogue (optional package:
+``pip install 'pdireval[irds]'``); the dataset's id, documented relevance levels and
+official measures are then in ``frame.attrs["ir_datasets"]``.
 
 Malformed input raises :class:`pdireval.SchemaError` naming the file, the line number,
 the problem and the line. Files are parsed by pyarrow's CSV reader after the
@@ -50,12 +56,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
+from pdireval import _irds
 from pdireval._errors import SchemaError
 from pdireval._prepare import algorithms
 from pdireval._prepare.columns import ColumnMap, as_column_map
 from pdireval._prepare.groups import factorize_sorted
 
-__all__ = ["read_qrels", "read_run", "write_qrels", "write_run"]
+__all__ = ["read_qrels", "read_queries", "read_run", "write_qrels", "write_run"]
 
 PathOrBuffer = str | bytes | os.PathLike[str] | IO[str] | IO[bytes]
 
@@ -567,7 +574,9 @@ def read_run(path_or_buffer: PathOrBuffer, *, encoding: str = "utf-8") -> pd.Dat
         A run in TREC format, ``qid Q0 docno rank score tag`` per line, fields separated
         by spaces and/or tabs; a gzip stream is decompressed, blank lines are skipped,
         ``#`` comment lines are kept aside (see Returns), fields after the sixth are
-        ignored (as trec_eval ignores them).
+        ignored (as trec_eval ignores them). ``"irds:<dataset-id>"`` reads the scored
+        documents of an ir_datasets dataset (e.g. the BM25 run of
+        ``"irds:msmarco-passage/dev/small"``) with the dataset id as the run name.
     encoding : str, default "utf-8"
         Encoding of a file or binary buffer (text buffers are already decoded). A
         leading UTF-8 byte-order mark is dropped.
@@ -622,6 +631,8 @@ def read_run(path_or_buffer: PathOrBuffer, *, encoding: str = "utf-8") -> pd.Dat
     >>> run.attrs["comments"]
     ('# ir_metadata.start', '# method: bm25')
     """
+    if _irds.is_irds(path_or_buffer):
+        return _irds.run(path_or_buffer)  # type: ignore[arg-type]
     table, name, text, comments = _fields(path_or_buffer, encoding, "run")
     frame = _frame(table, "run")
     _refuse_duplicates(frame, text, name, "in the run")
@@ -659,7 +670,9 @@ def read_qrels(
     path_or_buffer : str, path or file-like
         Judgments in TREC format, ``qid iter docno rel`` per line, fields separated by
         spaces and/or tabs; a gzip stream is decompressed, ``#`` comment lines and
-        blank lines are skipped.
+        blank lines are skipped. ``"irds:<dataset-id>"`` reads the judgments of a
+        dataset of the ir_datasets catalogue, e.g. ``"irds:msmarco-passage/dev/small"``
+        (needs the optional ``ir_datasets`` package; see Notes).
     encoding : str, default "utf-8"
         Encoding of a file or binary buffer (text buffers are already decoded). A
         leading UTF-8 byte-order mark is dropped.
@@ -686,6 +699,21 @@ def read_qrels(
     OSError
         The file cannot be read (missing, a directory, no permission); the message
         names the path.
+    MissingDependencyError
+        An ``irds:`` id without the ``ir_datasets`` package installed.
+
+    Notes
+    -----
+    With an ``irds:`` id, ``frame.attrs["ir_datasets"]`` holds ``dataset`` (the id),
+    ``relevance_levels`` (label -> meaning, as ir_datasets documents them) and
+    ``official_measures`` (the measures the dataset's task reports, in the names
+    pdireval and ir_measures share, e.g. ``('nDCG@10', 'RR(rel=2)', 'AP(rel=2)')`` for
+    the TREC Deep Learning tracks: their binary measures count labels from 2 on as
+    relevant). The labels themselves are kept as they are -- graded measures need
+    them -- so evaluate with those names, e.g.
+    ``pdireval.evaluate(run, qrels.attrs["ir_datasets"]["official_measures"],
+    qrels=qrels)``. A local file whose name starts with ``irds:`` is read as a file
+    when given as a :class:`pathlib.Path`.
 
     Examples
     --------
@@ -698,6 +726,9 @@ def read_qrels(
     if subtopics is not None and not isinstance(subtopics, bool):
         msg = f"subtopics={subtopics!r} must be True, False or None"
         raise SchemaError(msg)
+    if _irds.is_irds(path_or_buffer):
+        frame = _irds.qrels(path_or_buffer)  # type: ignore[arg-type]
+        return frame.drop(columns="subtopic") if subtopics is False else frame
     table, name, text, _ = _fields(path_or_buffer, encoding, "qrels")
     frame = _frame(table, "qrels")
     iteration = None if table is None else table.column("1")
@@ -709,6 +740,45 @@ def read_qrels(
         frame.insert(1, "subtopic", _strings(values))
     _refuse_duplicates(frame, text, name, "in the qrels")
     return frame
+
+
+def read_queries(source: str) -> pd.DataFrame:
+    """Read the queries of a dataset of the ir_datasets catalogue.
+
+    Parameters
+    ----------
+    source : str
+        ``"irds:<dataset-id>"``, e.g. ``"irds:msmarco-passage/dev/small"``.
+
+    Returns
+    -------
+    DataFrame
+        One row per query: ``query`` (the id, as a string) and one column per field
+        ir_datasets gives its queries (``text``; or ``title``, ``description``,
+        ``narrative`` for TREC topics), in the dataset's order.
+        ``frame.attrs["ir_datasets"]`` as for :func:`read_qrels`.
+
+    Raises
+    ------
+    SchemaError
+        ``source`` is no ``irds:`` id, the dataset does not exist or has no queries.
+    MissingDependencyError
+        The ``ir_datasets`` package is not installed.
+
+    Examples
+    --------
+    .. code-block:: python
+
+        topics = pdireval.read_queries("irds:msmarco-passage/trec-dl-2019/judged")
+        topics.head()
+    """
+    if not _irds.is_irds(source):
+        msg = (
+            f"read_queries reads the queries of an ir_datasets dataset, named "
+            f"'irds:<dataset-id>' (e.g. 'irds:msmarco-passage/dev/small'); got {source!r}"
+        )
+        raise SchemaError(msg)
+    return _irds.queries(source)
 
 
 # --------------------------------------------------------------------------- writing
