@@ -143,3 +143,28 @@ def test_ignore_self_takes_booleans_only() -> None:
     frame = pd.DataFrame({"query": "q", "doc": ["q", "x"], "rank": [1, 2], "rel": [1, 0]})
     with pytest.raises(MetricError, match="ignore_self= must be True or False"):
         pdireval.evaluate(frame, "AP", ignore_self="yes")  # type: ignore[arg-type]
+
+
+def test_every_surface_leaves_the_self_document_out() -> None:
+    """The accessor, summary, compare and the Dask backend pass the option on."""
+    frame = pd.DataFrame(
+        {
+            "run": ["a"] * 3 + ["b"] * 3,
+            "query": "q",
+            "doc": ["q", "x", "y"] * 2,
+            "score": [3.0, 2.0, 1.0, 1.0, 3.0, 2.0],
+            "rel": [1, 0, 1] * 2,
+        }
+    )
+    without = frame.assign(score=frame["score"].mask(frame["doc"] == "q"))  # judged, not retrieved
+    expected = pdireval.evaluate(without, ["P@1", "AP"])
+    pd.testing.assert_frame_equal(frame.ireval.evaluate(["P@1", "AP"], ignore_self=True), expected)
+    pd.testing.assert_frame_equal(
+        pdireval.summary(frame, ["P@1", "AP"], ignore_self=True),
+        pdireval.summary(without, ["P@1", "AP"]),
+    )
+    dd = pytest.importorskip("dask.dataframe")
+    backend = pytest.importorskip("pdireval.dask")
+    lazy = backend.evaluate(dd.from_pandas(frame, npartitions=2), ["P@1"], ignore_self=True)
+    got = lazy.compute().set_index(["run", "query"]).sort_index()
+    np.testing.assert_array_equal(got["P@1"].to_numpy(), expected["P@1"].to_numpy())
