@@ -267,12 +267,12 @@ def agreement(
 
     Notes
     -----
-    Cohen's kappa is :math:`\\kappa = 1 - D_o / D_e`: :math:`D_o` is the mean
-    disagreement weight :math:`w(a, b)` over the documents both judges labelled, and
-    :math:`D_e` its expectation if both judged independently with the label
+    Cohen's kappa is ``kappa = 1 - D_o / D_e``: ``D_o`` is the mean
+    disagreement weight ``w(a, b)`` over the documents both judges labelled, and
+    ``D_e`` its expectation if both judged independently with the label
     frequencies they have on those documents. Unweighted kappa counts any difference
-    (:math:`w = [a \\ne b]`); the weighted ones count how far apart the labels are,
-    :math:`|a - b|` (linear) or :math:`(a - b)^2` (quadratic) (Cohen 1960, 1968).
+    (``w = 1`` when ``a != b``, else 0); the weighted ones count how far apart the
+    labels are, ``|a - b|`` (linear) or ``(a - b)**2`` (quadratic) (Cohen 1960, 1968).
 
     * The weights use the label *values*: labels 0, 1 and 3 are 3 apart, not 2 (as when
       the labels present are numbered in order, scikit-learn's ``cohen_kappa_score``
@@ -446,8 +446,8 @@ def fleiss_kappa(
     Returns
     -------
     float
-        :math:`\\kappa = (\\bar P - P_e) / (1 - P_e)`, NaN when every judge gives every
-        document the same label (:math:`P_e = 1`).
+        ``kappa = (P - P_e) / (1 - P_e)``, NaN when every judge gives every document
+        the same label (``P_e = 1``).
 
     Raises
     ------
@@ -456,10 +456,10 @@ def fleiss_kappa(
 
     Notes
     -----
-    For N documents each labelled by the same n judges, with :math:`n_{ij}` the judges
-    giving document i label j: :math:`\\bar P` is the mean over documents of
-    :math:`\\sum_j n_{ij}(n_{ij} - 1) / (n(n-1))` and :math:`P_e = \\sum_j p_j^2`, with
-    :math:`p_j` the share of all labels that are j (Fleiss 1971). Labels are nominal
+    For N documents each labelled by the same n judges, with ``n_ij`` the judges
+    giving document i label j: ``P`` is the mean over documents of
+    ``sum_j n_ij (n_ij - 1) / (n (n - 1))`` and ``P_e = sum_j p_j**2``, with
+    ``p_j`` the share of all labels that are j (Fleiss 1971). Labels are nominal
     categories. Fleiss' kappa needs every document labelled by every judge, so
     documents some judge did not label are left out; :func:`krippendorff_alpha` uses
     them too.
@@ -531,7 +531,7 @@ def krippendorff_alpha(
     Returns
     -------
     float
-        :math:`\\alpha = 1 - D_o / D_e`; NaN when all labels are the same.
+        ``alpha = 1 - D_o / D_e``; NaN when all labels are the same.
 
     Raises
     ------
@@ -542,13 +542,13 @@ def krippendorff_alpha(
 
     Notes
     -----
-    With the coincidence matrix :math:`o_{ck} = \\sum_u m_u(c, k) / (m_u - 1)` over the
-    documents u labelled by :math:`m_u \\ge 2` judges (:math:`m_u(c, k)` the ordered
-    pairs of their labels valued c and k), :math:`n_c = \\sum_k o_{ck}` and
-    :math:`n = \\sum_c n_c`: :math:`\\alpha = 1 - (n - 1) \\sum o_{ck}\\delta^2_{ck} /
-    \\sum n_c n_k \\delta^2_{ck}` (Krippendorff 2011). Documents labelled by one judge
-    only cannot be compared and do not count. The ordinal distance between labels c
-    and k is :math:`(\\sum_{g=c}^{k} n_g - (n_c + n_k)/2)^2`.
+    With the coincidence matrix ``o_ck = sum_u m_u(c, k) / (m_u - 1)`` over the
+    documents u labelled by ``m_u >= 2`` judges (``m_u(c, k)`` the ordered pairs of
+    their labels valued c and k), ``n_c = sum_k o_ck`` and ``n = sum_c n_c``:
+    ``alpha = 1 - (n - 1) sum_ck o_ck d_ck / sum_ck n_c n_k d_ck`` (Krippendorff 2011),
+    with ``d_ck`` the squared distance of labels c and k at the chosen level. Documents
+    labelled by one judge only cannot be compared and do not count. The ordinal
+    distance between labels c and k is ``(sum_{g=c..k} n_g - (n_c + n_k) / 2)**2``.
 
     References
     ----------
