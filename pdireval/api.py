@@ -78,6 +78,7 @@ def _evaluation(
     qrels: pd.DataFrame | None,
     qrels_columns: ColumnsLike,
     ignore_self: bool = False,
+    rel_threshold: float | None = None,
 ) -> Evaluation:
     """A call's evaluation options, checked and frozen."""
     return Evaluation.from_options(
@@ -87,6 +88,7 @@ def _evaluation(
             "max_rank": max_rank,
             "judged_only": judged_only,
             "ignore_self": ignore_self,
+            "rel_threshold": rel_threshold,
             "validate": validate,
             "qrels": qrels,
             "qrels_columns": qrels_columns,
@@ -149,6 +151,7 @@ def evaluate(
     max_rank: int | None = None,
     judged_only: bool = False,
     ignore_self: bool = False,
+    rel_threshold: float | None = None,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -190,6 +193,14 @@ def evaluate(
         ArguAna and Quora the queries are documents of the collection too, and each
         would find itself). Judgments are kept: a judged document equal to its query
         counts as judged but not retrieved. Ids are compared as text.
+    rel_threshold : float, optional
+        Labels need not be whole numbers (averaged grades, LLM probabilities): the
+        smallest label counted as relevant, for every measure -- it takes the place of
+        the measures' ``rel=`` (which must then be left at its default). Binary
+        measures count labels ``>= rel_threshold``; graded ones (nDCG, DCG) give those
+        labels their gain (the label itself by default) and the others none. Measures
+        that read labels as whole grades (ERR, the diversity measures, a ``gain=``
+        mapping) refuse fractional labels. ``None`` (default): labels are whole numbers.
     validate : bool
         Check the frame (null ids, duplicate documents, ranks, labels). Turn off only
         for frames already validated, e.g. in a tight loop.
@@ -254,7 +265,15 @@ def evaluate(
         parse_metrics(metrics),
         columns,
         _evaluation(
-            queries, ties, max_rank, judged_only, validate, qrels, qrels_columns, ignore_self
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
         ),
     )
 
@@ -275,6 +294,7 @@ def summary(
     max_rank: int | None = None,
     judged_only: bool = False,
     ignore_self: bool = False,
+    rel_threshold: float | None = None,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -299,7 +319,8 @@ def summary(
     n_resamples, seed
         Number of bootstrap resamples and the seed of ``numpy.random.default_rng``
         (same seed, same interval).
-    queries, ties, max_rank, judged_only, ignore_self, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -338,7 +359,15 @@ def summary(
         [*parsed, Latency] if timed else parsed,
         columns,
         _evaluation(
-            queries, ties, max_rank, judged_only, validate, qrels, qrels_columns, ignore_self
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
         ),
     )
     if ci is not None:
@@ -373,6 +402,7 @@ def efficiency(
     max_rank: int | None = None,
     judged_only: bool = False,
     ignore_self: bool = False,
+    rel_threshold: float | None = None,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -385,7 +415,8 @@ def efficiency(
         As in :func:`evaluate`; the frame needs a time column (role ``time``: the
         seconds -- or a timedelta -- a run took for each query, on every row of the
         query or at least one).
-    queries, ties, max_rank, judged_only, ignore_self, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -426,7 +457,15 @@ def efficiency(
         Latency,
         columns,
         _evaluation(
-            queries, ties, max_rank, judged_only, validate, qrels, qrels_columns, ignore_self
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
         ),
     )
     return efficiency_table(table[Latency.default.label])
@@ -474,6 +513,7 @@ def precision(
     max_rank: int | None = None,
     judged_only: bool = False,
     ignore_self: bool = False,
+    rel_threshold: float | None = None,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -488,7 +528,8 @@ def precision(
         The cutoff.
     rel : int
         Minimum label counted as relevant.
-    queries, ties, max_rank, judged_only, ignore_self, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -508,7 +549,15 @@ def precision(
         P(rel=rel) @ k,
         columns,
         _evaluation(
-            queries, ties, max_rank, judged_only, validate, qrels, qrels_columns, ignore_self
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
         ),
     )
 
@@ -525,6 +574,7 @@ def recall(
     max_rank: int | None = None,
     judged_only: bool = False,
     ignore_self: bool = False,
+    rel_threshold: float | None = None,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -539,7 +589,8 @@ def recall(
         The cutoff.
     rel : int
         Minimum label counted as relevant.
-    queries, ties, max_rank, judged_only, ignore_self, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -559,7 +610,15 @@ def recall(
         R(rel=rel) @ k,
         columns,
         _evaluation(
-            queries, ties, max_rank, judged_only, validate, qrels, qrels_columns, ignore_self
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
         ),
     )
 
@@ -576,6 +635,7 @@ def ap(
     max_rank: int | None = None,
     judged_only: bool = False,
     ignore_self: bool = False,
+    rel_threshold: float | None = None,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -590,7 +650,8 @@ def ap(
         Count only the relevant documents in the top k (still divided by all of them).
     rel : int
         Minimum label counted as relevant.
-    queries, ties, max_rank, judged_only, ignore_self, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -610,7 +671,15 @@ def ap(
         _cut(AP(rel=rel), k),
         columns,
         _evaluation(
-            queries, ties, max_rank, judged_only, validate, qrels, qrels_columns, ignore_self
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
         ),
     )
 
@@ -627,6 +696,7 @@ def map(  # noqa: A001 - the name users expect
     max_rank: int | None = None,
     judged_only: bool = False,
     ignore_self: bool = False,
+    rel_threshold: float | None = None,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -641,7 +711,8 @@ def map(  # noqa: A001 - the name users expect
         Mean of ``AP@k`` instead of ``AP``.
     rel : int
         Minimum label counted as relevant.
-    queries, ties, max_rank, judged_only, ignore_self, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -668,7 +739,15 @@ def map(  # noqa: A001 - the name users expect
         "mean",
         columns,
         _evaluation(
-            queries, ties, max_rank, judged_only, validate, qrels, qrels_columns, ignore_self
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
         ),
     )
 
@@ -685,6 +764,7 @@ def gmap(
     max_rank: int | None = None,
     judged_only: bool = False,
     ignore_self: bool = False,
+    rel_threshold: float | None = None,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -702,7 +782,8 @@ def gmap(
         Geometric mean of ``AP@k`` instead of ``AP``.
     rel : int
         Minimum label counted as relevant.
-    queries, ties, max_rank, judged_only, ignore_self, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -732,7 +813,15 @@ def gmap(
         "gmean",
         columns,
         _evaluation(
-            queries, ties, max_rank, judged_only, validate, qrels, qrels_columns, ignore_self
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
         ),
     )
 
@@ -749,6 +838,7 @@ def rr(
     max_rank: int | None = None,
     judged_only: bool = False,
     ignore_self: bool = False,
+    rel_threshold: float | None = None,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -763,7 +853,8 @@ def rr(
         0 when the first relevant document lies below k.
     rel : int
         Minimum label counted as relevant.
-    queries, ties, max_rank, judged_only, ignore_self, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -783,7 +874,15 @@ def rr(
         _cut(RR(rel=rel), k),
         columns,
         _evaluation(
-            queries, ties, max_rank, judged_only, validate, qrels, qrels_columns, ignore_self
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
         ),
     )
 
@@ -800,6 +899,7 @@ def mrr(
     max_rank: int | None = None,
     judged_only: bool = False,
     ignore_self: bool = False,
+    rel_threshold: float | None = None,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -814,7 +914,8 @@ def mrr(
         Mean of ``RR@k`` instead of ``RR``.
     rel : int
         Minimum label counted as relevant.
-    queries, ties, max_rank, judged_only, ignore_self, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -840,7 +941,15 @@ def mrr(
         "mean",
         columns,
         _evaluation(
-            queries, ties, max_rank, judged_only, validate, qrels, qrels_columns, ignore_self
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
         ),
     )
 
@@ -860,6 +969,7 @@ def ndcg(
     max_rank: int | None = None,
     judged_only: bool = False,
     ignore_self: bool = False,
+    rel_threshold: float | None = None,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -876,7 +986,8 @@ def ndcg(
         The parameters of ``nDCG`` (see the measures catalogue): minimum label counted,
         ``'linear'`` or ``'exp'`` gains (or a mapping label -> gain), the ``'log2'``
         or ``'jarvelin'`` discount and its base.
-    queries, ties, max_rank, judged_only, ignore_self, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -897,7 +1008,15 @@ def ndcg(
         _cut(metric, k),
         columns,
         _evaluation(
-            queries, ties, max_rank, judged_only, validate, qrels, qrels_columns, ignore_self
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
         ),
     )
 
@@ -917,6 +1036,7 @@ def dcg(
     max_rank: int | None = None,
     judged_only: bool = False,
     ignore_self: bool = False,
+    rel_threshold: float | None = None,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -931,7 +1051,8 @@ def dcg(
         The cutoff; all retrieved documents without it.
     rel, gain, discount, base
         As in :func:`ndcg`.
-    queries, ties, max_rank, judged_only, ignore_self, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -952,7 +1073,15 @@ def dcg(
         _cut(metric, k),
         columns,
         _evaluation(
-            queries, ties, max_rank, judged_only, validate, qrels, qrels_columns, ignore_self
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
         ),
     )
 
@@ -968,6 +1097,7 @@ def r_precision(
     max_rank: int | None = None,
     judged_only: bool = False,
     ignore_self: bool = False,
+    rel_threshold: float | None = None,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -980,7 +1110,8 @@ def r_precision(
         As in :func:`evaluate`.
     rel : int
         Minimum label counted as relevant.
-    queries, ties, max_rank, judged_only, ignore_self, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -1000,7 +1131,15 @@ def r_precision(
         Rprec(rel=rel),
         columns,
         _evaluation(
-            queries, ties, max_rank, judged_only, validate, qrels, qrels_columns, ignore_self
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
         ),
     )
 
@@ -1017,6 +1156,7 @@ def success(
     max_rank: int | None = None,
     judged_only: bool = False,
     ignore_self: bool = False,
+    rel_threshold: float | None = None,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -1031,7 +1171,8 @@ def success(
         The cutoff.
     rel : int
         Minimum label counted as relevant.
-    queries, ties, max_rank, judged_only, ignore_self, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -1051,7 +1192,15 @@ def success(
         Success(rel=rel) @ k,
         columns,
         _evaluation(
-            queries, ties, max_rank, judged_only, validate, qrels, qrels_columns, ignore_self
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
         ),
     )
 
@@ -1073,6 +1222,7 @@ def compare(
     max_rank: int | None = None,
     judged_only: bool = False,
     ignore_self: bool = False,
+    rel_threshold: float | None = None,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -1109,7 +1259,8 @@ def compare(
         Seed of ``numpy.random.default_rng``. With a seed the permutation and
         bootstrap results are reproducible; each metric uses the same resamples, so a
         comparison's p-value does not depend on the other comparisons in the call.
-    queries, ties, max_rank, judged_only, ignore_self, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -1166,7 +1317,15 @@ def compare(
     1  system2  system1    P@5 -0.1000     1       1
     """
     evaluation = _evaluation(
-        queries, ties, max_rank, judged_only, validate, qrels, qrels_columns, ignore_self
+        queries,
+        ties,
+        max_rank,
+        judged_only,
+        validate,
+        qrels,
+        qrels_columns,
+        ignore_self,
+        rel_threshold,
     )
     significance = _significance(baseline, test, correction, alpha, n_resamples, seed)
     table = _evaluate.per_query(frame, parse_metrics(metrics), columns, evaluation)
@@ -1185,6 +1344,7 @@ def per_query(
     max_rank: int | None = None,
     judged_only: bool = False,
     ignore_self: bool = False,
+    rel_threshold: float | None = None,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -1201,7 +1361,8 @@ def per_query(
         One metric.
     baseline : run id, optional
         The run the others are compared to; the run that sorts first when omitted.
-    queries, ties, max_rank, judged_only, ignore_self, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -1238,7 +1399,15 @@ def per_query(
         parsed,
         columns,
         _evaluation(
-            queries, ties, max_rank, judged_only, validate, qrels, qrels_columns, ignore_self
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
         ),
     )
     return per_query_table(table, baseline=baseline)
@@ -1261,6 +1430,7 @@ def report(
     max_rank: int | None = None,
     judged_only: bool = False,
     ignore_self: bool = False,
+    rel_threshold: float | None = None,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -1276,7 +1446,8 @@ def report(
         order they first appear, or an ordered categorical's), the baseline(s) first; the
         per-query table takes its deltas to ``baseline`` (the first of a list; the first
         run when ``None``, which is also the baseline of each pair it is in).
-    queries, ties, max_rank, judged_only, ignore_self, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -1306,7 +1477,15 @@ def report(
     1  system2  nDCG@10        False
     """
     evaluation = _evaluation(
-        queries, ties, max_rank, judged_only, validate, qrels, qrels_columns, ignore_self
+        queries,
+        ties,
+        max_rank,
+        judged_only,
+        validate,
+        qrels,
+        qrels_columns,
+        ignore_self,
+        rel_threshold,
     )
     significance = _significance(baseline, test, correction, alpha, n_resamples, seed)
     parsed = parse_metrics(metrics)
@@ -1333,6 +1512,7 @@ def tie_groups(
     max_rank: int | None = None,
     judged_only: bool = False,
     ignore_self: bool = False,
+    rel_threshold: float | None = None,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -1347,7 +1527,8 @@ def tie_groups(
         The cutoff to check.
     rel : int
         Minimum label counted as relevant, for the ``relevant`` column.
-    queries, ties, max_rank, judged_only, ignore_self, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -1378,6 +1559,14 @@ def tie_groups(
         int(rel),
         columns,
         _evaluation(
-            queries, ties, max_rank, judged_only, validate, qrels, qrels_columns, ignore_self
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
         ),
     )

@@ -101,6 +101,8 @@ class EvaluationOptions(TypedDict, total=False):
     ignore_self : bool
         Leave the document whose id equals the query id out of each ranking (BEIR's
         ``ignore_identical_ids``, for ArguAna and Quora).
+    rel_threshold : float or None
+        The smallest label counted as relevant, for labels that are not whole numbers.
     validate : bool
         Check the frame (default ``True``).
     qrels : DataFrame or None
@@ -115,6 +117,7 @@ class EvaluationOptions(TypedDict, total=False):
     max_rank: int | None
     judged_only: bool
     ignore_self: bool
+    rel_threshold: float | None
     validate: bool
     qrels: pd.DataFrame | None
     qrels_columns: ColumnsLike

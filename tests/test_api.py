@@ -748,6 +748,7 @@ EVALUATION_OPTIONS = {
     "max_rank": None,
     "judged_only": False,
     "ignore_self": False,
+    "rel_threshold": None,
     "validate": True,
     "qrels": None,
     "qrels_columns": None,

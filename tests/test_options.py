@@ -52,6 +52,7 @@ NON_DEFAULT = {
     "max_rank": 5,
     "judged_only": True,
     "ignore_self": True,
+    "rel_threshold": 2,
     "validate": False,
 }
 # A value that must be refused, naming the option.
@@ -61,6 +62,7 @@ INVALID = {
     "max_rank": 0,
     "judged_only": "no",
     "ignore_self": 1,
+    "rel_threshold": -1,
     "validate": "yes",
 }
 

@@ -108,7 +108,7 @@ def prepare(
     if matched is None:
         columns.require_labels(frame)
     require_ranking(frame, columns)
-    rows = _rows(frame, columns, options.validate, matched)
+    rows = _rows(frame, columns, options.validate, matched, options.rel_threshold is None)
     key, descending, present = ranking(frame, columns, options.validate)
     retrieved = ~np.isnan(key) if present is None else present
     if options.validate:
@@ -177,7 +177,11 @@ def positions(frame: pd.DataFrame, columns: ResolvedColumns) -> tuple[np.ndarray
 
 
 def _rows(
-    frame: pd.DataFrame, columns: ResolvedColumns, validate: bool, matched: Matched | None
+    frame: pd.DataFrame,
+    columns: ResolvedColumns,
+    validate: bool,
+    matched: Matched | None,
+    whole: bool = True,
 ) -> _Rows:
     """The groups and judgments of the frame's rows (ids checked for missing values)."""
     if matched is not None:
@@ -195,7 +199,7 @@ def _rows(
     check_no_nulls_in(ids, columns)
     group, index = algorithms.group_codes(_by_name(ids, columns), columns)
     rel = columns.name("rel")
-    judged, judged_label = judged_labels(frame[rel], rel, validate)
+    judged, judged_label = judged_labels(frame[rel], rel, validate, whole=whole)
     return _Rows(ids["doc"], group, index, judged, judged_label, group[:0], judged_label[:0], False)
 
 
