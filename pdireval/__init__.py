@@ -67,10 +67,14 @@ if TYPE_CHECKING:
         tau_ap,
     )
     from pdireval.io import read_qrels, read_queries, read_run, write_qrels, write_run
+    from pdireval.meta import asl_curve, discriminative_power, ranking_stability, swap_rate
     from pdireval.metrics import Metric, parse_metric
     from pdireval.overlap import rank_biased_overlap, rbo
     from pdireval.pooling import pool, pool_contribution
+    from pdireval.qpp import qpp_evaluation, smare
     from pdireval.reproducibility import reproduction
+    from pdireval.risk_sensitive import georisk, risk
+    from pdireval.tukey import letter_groups, tukey_hsd
 
 #: The evaluating functions (numpy arithmetic over sorted arrays, the metric registry).
 _API = (
@@ -111,6 +115,13 @@ _LOADED_WHEN_USED = {
     **{name: ("pdireval.overlap", name) for name in ("rank_biased_overlap", "rbo")},
     **{name: ("pdireval.pooling", name) for name in ("pool", "pool_contribution")},
     "reproduction": ("pdireval.reproducibility", "reproduction"),
+    **{name: ("pdireval.risk_sensitive", name) for name in ("georisk", "risk")},
+    **{name: ("pdireval.tukey", name) for name in ("letter_groups", "tukey_hsd")},
+    **{name: ("pdireval.qpp", name) for name in ("qpp_evaluation", "smare")},
+    **{
+        name: ("pdireval.meta", name)
+        for name in ("asl_curve", "discriminative_power", "ranking_stability", "swap_rate")
+    },
 }
 
 
@@ -140,17 +151,21 @@ __all__ = [
     "__version__",
     "agreement",
     "ap",
+    "asl_curve",
     "compare",
     "confusion_matrix",
     "curve",
     "datasets",
     "dcg",
+    "discriminative_power",
     "efficiency",
     "evaluate",
     "fleiss_kappa",
+    "georisk",
     "gmap",
     "kendall",
     "krippendorff_alpha",
+    "letter_groups",
     "map",
     "merge_qrels",
     "metrics",
@@ -162,10 +177,12 @@ __all__ = [
     "pool_contribution",
     "pr_curve",
     "precision",
+    "qpp_evaluation",
     "query_agreement",
     "r_precision",
     "rank_biased_overlap",
     "rank_correlation",
+    "ranking_stability",
     "rbo",
     "read_qrels",
     "read_queries",
@@ -173,13 +190,17 @@ __all__ = [
     "recall",
     "report",
     "reproduction",
+    "risk",
     "rr",
+    "smare",
     "spearman",
     "success",
     "summary",
+    "swap_rate",
     "system_correlation",
     "tau_ap",
     "tie_groups",
+    "tukey_hsd",
     "typing",
     "write_qrels",
     "write_run",

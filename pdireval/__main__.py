@@ -1,4 +1,4 @@
-"""``python -m pdireval``: the command line (``pdireval --help``); no arguments runs the demo."""
+"""``python -m pdireval``: the command line, as the ``pdireval`` command (``--help``)."""
 
 from __future__ import annotations
 

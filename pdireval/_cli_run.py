@@ -135,7 +135,7 @@ def _exact_sum(values: np.ndarray) -> float:
 def _summarise(
     values: pd.DataFrame,
     measures: list[_Measure],
-    retrieved: set,
+    retrieved: pd.MultiIndex,
     *,
     add: Callable[[np.ndarray], float] = _in_order,
 ) -> pd.DataFrame:
@@ -150,9 +150,9 @@ def _summarise(
     rows = {}
     for run, block in values.groupby(level="run", sort=True, observed=True):
         queries = block.index.get_level_values(-1)
-        order = np.argsort(np.asarray([str(query) for query in queries]), kind="stable")
+        order = np.argsort(np.asarray(queries.astype(str), dtype=object), kind="stable")
         block = block.iloc[order]
-        seen = np.fromiter(((run, q) in retrieved for q in queries[order]), bool, len(order))
+        seen = block.index.isin(retrieved)
         row: dict[str, object] = {}
         for m in measures:
             if m.summary == "relstring":  # per query only
@@ -191,17 +191,20 @@ def _value(measure: _Measure, value: object) -> str:
 
 
 def _trec_lines(run, values, summary, measures, retrieved, args) -> list[str]:
-    lines = []
+    lines: list[str] = []
     if args.per_query:
         block = values.xs(run, level="run")
-        queries = sorted(str(q) for q in block.index if (run, q) in retrieved)
-        by_text = {str(q): q for q in block.index}
-        for query in queries:
-            for m in measures:
-                if m.summary in ("runid", "num_q", "gmean"):
-                    continue
-                shown = _value(m, block.at[by_text[query], m.name])
-                lines.append(f"{m.name:<22}\t{query}\t{shown}")
+        ran = retrieved.get_level_values("query")[retrieved.get_level_values("run") == run]
+        block = block[block.index.isin(ran)]
+        texts = np.asarray(block.index.astype(str), dtype=object)
+        order = np.argsort(texts, kind="stable")  # trec_eval's order: ids as strings
+        shown = [m for m in measures if m.summary not in ("runid", "num_q", "gmean")]
+        cells = [[_value(m, v) for v in block[m.name].to_numpy()[order]] for m in shown]
+        names = [f"{m.name:<22}" for m in shown]
+        for at, query in enumerate(texts[order]):
+            lines.extend(
+                f"{name}\t{query}\t{column[at]}" for name, column in zip(names, cells, strict=True)
+            )
     if not args.no_summary:
         for m in measures:
             if m.summary == "relstring":
@@ -213,7 +216,7 @@ def _trec_lines(run, values, summary, measures, retrieved, args) -> list[str]:
 # --------------------------------------------------------------------------- commands
 
 
-def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame, set]:
+def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame, pd.MultiIndex]:
     """The runs in one frame (a run column naming each), the qrels, and the (run, query)
     pairs that retrieved something.
 
@@ -232,7 +235,13 @@ def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame, set]:
             msg = f"two runs share the tag and the file name {names}; rename one"
             raise _UsageError(msg)
     queries = [run["query"].unique().astype(object) for run in runs]
-    retrieved = {(name, query) for ids, name in zip(queries, names, strict=True) for query in ids}
+    retrieved = pd.MultiIndex.from_arrays(
+        [
+            np.repeat(np.asarray(names, dtype=object), [len(ids) for ids in queries]),
+            np.concatenate(queries),
+        ],
+        names=["run", "query"],
+    )
     which = np.repeat(np.arange(len(runs), dtype=np.int32), [len(run) for run in runs])
     frame = runs[0] if len(runs) == 1 else pd.concat(runs, ignore_index=True)
     frame["run"] = pd.Categorical.from_codes(which, dtype=pd.CategoricalDtype(names))
@@ -304,7 +313,7 @@ class _Results:
     measures: list[_Measure]
     values: pd.DataFrame  # per (run, query), a column per measure name
     summary: pd.DataFrame  # per run
-    retrieved: set
+    retrieved: pd.MultiIndex  # the (run, query) pairs that retrieved something
 
     def table(self) -> pd.DataFrame:
         """The per-query or summary table, a column per measure named as the user named

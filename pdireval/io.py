@@ -277,6 +277,8 @@ def _read_csv(
         types["4"] = pa.float64()
         if compact:  # the queries and tags: a few thousand values in millions of lines
             types["0"] = types["5"] = _CODED
+    else:  # the labels: a few values, checked and converted once each
+        types["3"] = _CODED
     block = _CSV_BLOCK
     while True:
         try:
@@ -354,16 +356,17 @@ def _checked(table: pa.Table, kind: str) -> pa.Table | None:
     """
     if kind == "run":
         return None if pc.any(pc.is_nan(table.column("4"))).as_py() else table
-    labels = table.column("3")
-    if not pc.all(pc.match_substring_regex(labels, _LABEL_RE2)).as_py():
-        return None
-    if pc.any(pc.starts_with(labels, "+")).as_py():
-        labels = pc.utf8_ltrim(labels, "+")
-    try:
-        labels = pc.cast(labels, pa.int64())
-    except pa.ArrowInvalid:  # out of range
-        return None
-    return table.set_column(3, "3", labels)
+    numbers = []
+    for chunk in table.column("3").chunks:  # a block of lines: each distinct label once
+        words = chunk.dictionary.view(pa.string())
+        if not pc.all(pc.match_substring_regex(words, _LABEL_RE2)).as_py():
+            return None
+        try:
+            values = pc.cast(pc.utf8_ltrim(words, "+"), pa.int64())
+        except pa.ArrowInvalid:  # out of range
+            return None
+        numbers.append(values.take(chunk.indices))
+    return table.set_column(3, "3", pa.chunked_array(numbers, pa.int64()))
 
 
 def _plain_file(source: PathOrBuffer, encoding: str) -> str | None:

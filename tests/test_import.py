@@ -26,7 +26,8 @@ import pdireval, pdireval.api, pdireval.metrics
 facts["after_import"] = loaded()
 parts = ("pdireval.datasets", "pdireval.plotting", "pdireval._report", "pdireval._excel",
          "pdireval.io", "pdireval.pooling", "pdireval.reproducibility", "pdireval.overlap",
-         "pdireval.correlation", "pdireval.dask")
+         "pdireval.correlation", "pdireval.dask", "pdireval.risk_sensitive", "pdireval.tukey",
+         "pdireval.meta", "pdireval.qpp", "pdireval.science_plots")
 facts["parts_after_import"] = sorted(m for m in parts if m in sys.modules)
 facts["read_run"] = pdireval.read_run.__module__
 facts["parts_after_use"] = sorted(m for m in parts if m in sys.modules)

@@ -6,13 +6,6 @@ reStructuredText; every page's examples run when it is read, and an output that 
 from the page's is a build warning (``-W`` fails the build). ``tests/test_docs.py`` runs
 them too.
 
-``.. pdireval-example::``
-    Runs its Python code when the page is built and shows the code followed by what it
-    printed and the value of its last expression (DataFrames as HTML tables), as a
-    notebook would. Every example of a page shares one namespace, top to bottom. A code
-    error is a build warning (so ``-W`` fails the build) unless the directive says
-    ``:raises: ErrorName``, in which case the error message is shown instead.
-
 ``.. pdireval-measures::``
     The catalogue of measures, generated from the metric registry
     (:data:`pdireval.metrics.REGISTRY`): one section per module of families, one entry
@@ -26,20 +19,15 @@ collection) is written next to the pages, for the Reports page to show.
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import doctest
 import inspect
 import io
-import pprint
-import textwrap
-import traceback
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from docutils import nodes
-from docutils.parsers.rst import directives
 from docutils.statemachine import StringList
 from sphinx.application import Sphinx
 from sphinx.util import logging
@@ -48,92 +36,6 @@ from sphinx.util.nodes import nested_parse_with_titles
 
 LOGGER = logging.getLogger(__name__)
 ROOT = Path(__file__).resolve().parents[2]
-
-
-# --------------------------------------------------------------------------- examples
-
-
-def _namespace(directive: SphinxDirective) -> dict[str, Any]:
-    """The namespace the examples of the current page share (fresh for every page)."""
-    return directive.env.temp_data.setdefault("pdireval_namespace", {"__name__": "__main__"})
-
-
-def _run(code: str, namespace: dict[str, Any]) -> tuple[str, Any]:
-    """Execute ``code``; return what it printed and the value of a final expression."""
-    tree = ast.parse(code)
-    last = None
-    if tree.body and isinstance(tree.body[-1], ast.Expr):
-        last = ast.Expression(tree.body.pop().value)
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(tree, "<example>", "exec"), namespace)
-        value = eval(compile(last, "<example>", "eval"), namespace) if last else None
-    return out.getvalue(), value
-
-
-def _is_figure(value: Any) -> bool:
-    kind = type(value).__module__
-    return kind.startswith("matplotlib")
-
-
-def _value_nodes(value: Any) -> list[nodes.Node]:
-    """Nodes that show a result the way a notebook shows it."""
-    if value is None:
-        return []
-    if _is_figure(value):
-        import matplotlib.pyplot as plt
-
-        plt.close("all")  # the page shows the committed figure instead
-        return []
-    as_html = getattr(value, "to_html", None) if hasattr(value, "_repr_html_") else None
-    if type(value).__name__ == "Styler":
-        as_html = value.to_html
-    if as_html is not None and type(value).__name__ in {"DataFrame", "Styler"}:
-        table = value._repr_html_() if type(value).__name__ == "DataFrame" else as_html()
-        return [nodes.raw("", f'<div class="pdireval-output">{table}</div>', format="html")]
-    text = pprint.pformat(value, width=88, sort_dicts=False)
-    block = nodes.literal_block(text, text, language="text")
-    block["classes"].append("pdireval-output")
-    return [block]
-
-
-class ExampleDirective(SphinxDirective):
-    """Run a Python example at build time and show it with its output."""
-
-    has_content = True
-    option_spec: ClassVar[dict[str, Any]] = {
-        "raises": directives.unchanged_required,
-        "hide-code": directives.flag,
-    }
-
-    def run(self) -> list[nodes.Node]:
-        code = textwrap.dedent("\n".join(self.content)).strip("\n")
-        result: list[nodes.Node] = []
-        if "hide-code" not in self.options:
-            block = nodes.literal_block(code, code, language="python")
-            result.append(block)
-        expected = self.options.get("raises")
-        try:
-            printed, value = _run(code, _namespace(self))
-        except Exception as error:  # shown, or reported as a build warning
-            if expected and type(error).__name__ == expected:
-                message = f"{type(error).__name__}: {error}"
-                block = nodes.literal_block(message, message, language="text")
-                block["classes"].extend(["pdireval-output", "pdireval-error"])
-                return [*result, block]
-            detail = "".join(traceback.format_exception_only(type(error), error)).strip()
-            LOGGER.warning("example failed: %s\n%s", detail, code, location=self.get_location())
-            return result
-        if expected:
-            LOGGER.warning(
-                "example should raise %s but did not", expected, location=self.get_location()
-            )
-        if printed:
-            block = nodes.literal_block(printed, printed, language="text")
-            block["classes"].append("pdireval-output")
-            result.append(block)
-        result.extend(_value_nodes(value))
-        return result
 
 
 # --------------------------------------------------------------------------- doctests
@@ -361,7 +263,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     from pdireval.metrics import REGISTRY
 
     BUILTIN[:] = list(REGISTRY)
-    app.add_directive("pdireval-example", ExampleDirective)
     app.add_directive("pdireval-measures", MeasuresDirective)
     app.connect("source-read", _check_doctests)
     app.connect("build-finished", _write_report)
