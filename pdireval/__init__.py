@@ -28,6 +28,13 @@ from pdireval._version import __version__
 
 if TYPE_CHECKING:
     from pdireval import datasets, metrics
+    from pdireval._agreement import (
+        agreement,
+        confusion_matrix,
+        fleiss_kappa,
+        krippendorff_alpha,
+        query_agreement,
+    )
     from pdireval._report import Report
     from pdireval.api import (
         ap,
@@ -59,7 +66,7 @@ if TYPE_CHECKING:
         system_correlation,
         tau_ap,
     )
-    from pdireval.io import read_qrels, read_run, write_qrels, write_run
+    from pdireval.io import read_qrels, read_queries, read_run, write_qrels, write_run
     from pdireval.meta import asl_curve, discriminative_power, ranking_stability, swap_rate
     from pdireval.metrics import Metric, parse_metric
     from pdireval.overlap import rank_biased_overlap, rbo
@@ -88,12 +95,22 @@ _LOADED_WHEN_USED = {
     "datasets": ("pdireval.datasets", None),
     "Report": ("pdireval._report", "Report"),
     **{
+        name: ("pdireval._agreement", name)
+        for name in (
+            "agreement",
+            "confusion_matrix",
+            "fleiss_kappa",
+            "krippendorff_alpha",
+            "query_agreement",
+        )
+    },
+    **{
         name: ("pdireval.correlation", name)
         for name in ("kendall", "rank_correlation", "spearman", "system_correlation", "tau_ap")
     },
     **{
         name: ("pdireval.io", name)
-        for name in ("read_qrels", "read_run", "write_qrels", "write_run")
+        for name in ("read_qrels", "read_queries", "read_run", "write_qrels", "write_run")
     },
     **{name: ("pdireval.overlap", name) for name in ("rank_biased_overlap", "rbo")},
     **{name: ("pdireval.pooling", name) for name in ("pool", "pool_contribution")},
@@ -132,18 +149,22 @@ __all__ = [
     "Report",
     "SchemaError",
     "__version__",
+    "agreement",
     "ap",
     "asl_curve",
     "compare",
+    "confusion_matrix",
     "curve",
     "datasets",
     "dcg",
     "discriminative_power",
     "efficiency",
     "evaluate",
+    "fleiss_kappa",
     "georisk",
     "gmap",
     "kendall",
+    "krippendorff_alpha",
     "letter_groups",
     "map",
     "merge_qrels",
@@ -157,12 +178,14 @@ __all__ = [
     "pr_curve",
     "precision",
     "qpp_evaluation",
+    "query_agreement",
     "r_precision",
     "rank_biased_overlap",
     "rank_correlation",
     "ranking_stability",
     "rbo",
     "read_qrels",
+    "read_queries",
     "read_run",
     "recall",
     "report",

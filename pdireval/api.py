@@ -77,6 +77,8 @@ def _evaluation(
     validate: bool,
     qrels: pd.DataFrame | None,
     qrels_columns: ColumnsLike,
+    ignore_self: bool = False,
+    rel_threshold: float | None = None,
 ) -> Evaluation:
     """A call's evaluation options, checked and frozen."""
     return Evaluation.from_options(
@@ -85,6 +87,8 @@ def _evaluation(
             "ties": ties,
             "max_rank": max_rank,
             "judged_only": judged_only,
+            "ignore_self": ignore_self,
+            "rel_threshold": rel_threshold,
             "validate": validate,
             "qrels": qrels,
             "qrels_columns": qrels_columns,
@@ -146,6 +150,8 @@ def evaluate(
     ties: TiePolicy = "trec",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ignore_self: bool = False,
+    rel_threshold: float | None = None,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -181,6 +187,20 @@ def evaluate(
     judged_only : bool
         Drop the retrieved documents without a judgment (no label, or a negative one)
         and rank the rest again, after ``max_rank`` (``trec_eval -J``).
+    ignore_self : bool
+        Leave out of each ranking the document whose id equals the query id, and rank
+        the rest again, before ``max_rank`` (BEIR's ``ignore_identical_ids``: in
+        ArguAna and Quora the queries are documents of the collection too, and each
+        would find itself). Judgments are kept: a judged document equal to its query
+        counts as judged but not retrieved. Ids are compared as text.
+    rel_threshold : float, optional
+        Labels need not be whole numbers (averaged grades, LLM probabilities): the
+        smallest label counted as relevant, for every measure -- it takes the place of
+        the measures' ``rel=`` (which must then be left at its default). Binary
+        measures count labels ``>= rel_threshold``; graded ones (nDCG, DCG) give those
+        labels their gain (the label itself by default) and the others none. Measures
+        that read labels as whole grades (ERR, the diversity measures, a ``gain=``
+        mapping) refuse fractional labels. ``None`` (default): labels are whole numbers.
     validate : bool
         Check the frame (null ids, duplicate documents, ranks, labels). Turn off only
         for frames already validated, e.g. in a tight loop.
@@ -244,7 +264,17 @@ def evaluate(
         frame,
         parse_metrics(metrics),
         columns,
-        _evaluation(queries, ties, max_rank, judged_only, validate, qrels, qrels_columns),
+        _evaluation(
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
+        ),
     )
 
 
@@ -263,6 +293,8 @@ def summary(
     ties: TiePolicy = "trec",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ignore_self: bool = False,
+    rel_threshold: float | None = None,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -287,7 +319,8 @@ def summary(
     n_resamples, seed
         Number of bootstrap resamples and the seed of ``numpy.random.default_rng``
         (same seed, same interval).
-    queries, ties, max_rank, judged_only, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -325,7 +358,17 @@ def summary(
         frame,
         [*parsed, Latency] if timed else parsed,
         columns,
-        _evaluation(queries, ties, max_rank, judged_only, validate, qrels, qrels_columns),
+        _evaluation(
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
+        ),
     )
     if ci is not None:
         return summary_table(
@@ -358,6 +401,8 @@ def efficiency(
     ties: TiePolicy = "trec",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ignore_self: bool = False,
+    rel_threshold: float | None = None,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -370,7 +415,8 @@ def efficiency(
         As in :func:`evaluate`; the frame needs a time column (role ``time``: the
         seconds -- or a timedelta -- a run took for each query, on every row of the
         query or at least one).
-    queries, ties, max_rank, judged_only, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -410,7 +456,17 @@ def efficiency(
         frame,
         Latency,
         columns,
-        _evaluation(queries, ties, max_rank, judged_only, validate, qrels, qrels_columns),
+        _evaluation(
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
+        ),
     )
     return efficiency_table(table[Latency.default.label])
 
@@ -456,6 +512,8 @@ def precision(
     ties: TiePolicy = "trec",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ignore_self: bool = False,
+    rel_threshold: float | None = None,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -470,7 +528,8 @@ def precision(
         The cutoff.
     rel : int
         Minimum label counted as relevant.
-    queries, ties, max_rank, judged_only, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -489,7 +548,17 @@ def precision(
         frame,
         P(rel=rel) @ k,
         columns,
-        _evaluation(queries, ties, max_rank, judged_only, validate, qrels, qrels_columns),
+        _evaluation(
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
+        ),
     )
 
 
@@ -504,6 +573,8 @@ def recall(
     ties: TiePolicy = "trec",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ignore_self: bool = False,
+    rel_threshold: float | None = None,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -518,7 +589,8 @@ def recall(
         The cutoff.
     rel : int
         Minimum label counted as relevant.
-    queries, ties, max_rank, judged_only, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -537,7 +609,17 @@ def recall(
         frame,
         R(rel=rel) @ k,
         columns,
-        _evaluation(queries, ties, max_rank, judged_only, validate, qrels, qrels_columns),
+        _evaluation(
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
+        ),
     )
 
 
@@ -552,6 +634,8 @@ def ap(
     ties: TiePolicy = "trec",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ignore_self: bool = False,
+    rel_threshold: float | None = None,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -566,7 +650,8 @@ def ap(
         Count only the relevant documents in the top k (still divided by all of them).
     rel : int
         Minimum label counted as relevant.
-    queries, ties, max_rank, judged_only, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -585,7 +670,17 @@ def ap(
         frame,
         _cut(AP(rel=rel), k),
         columns,
-        _evaluation(queries, ties, max_rank, judged_only, validate, qrels, qrels_columns),
+        _evaluation(
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
+        ),
     )
 
 
@@ -600,6 +695,8 @@ def map(  # noqa: A001 - the name users expect
     ties: TiePolicy = "trec",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ignore_self: bool = False,
+    rel_threshold: float | None = None,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -614,7 +711,8 @@ def map(  # noqa: A001 - the name users expect
         Mean of ``AP@k`` instead of ``AP``.
     rel : int
         Minimum label counted as relevant.
-    queries, ties, max_rank, judged_only, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -640,7 +738,17 @@ def map(  # noqa: A001 - the name users expect
         _cut(AP(rel=rel), k),
         "mean",
         columns,
-        _evaluation(queries, ties, max_rank, judged_only, validate, qrels, qrels_columns),
+        _evaluation(
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
+        ),
     )
 
 
@@ -655,6 +763,8 @@ def gmap(
     ties: TiePolicy = "trec",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ignore_self: bool = False,
+    rel_threshold: float | None = None,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -672,7 +782,8 @@ def gmap(
         Geometric mean of ``AP@k`` instead of ``AP``.
     rel : int
         Minimum label counted as relevant.
-    queries, ties, max_rank, judged_only, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -701,7 +812,17 @@ def gmap(
         _cut(AP(rel=rel), k),
         "gmean",
         columns,
-        _evaluation(queries, ties, max_rank, judged_only, validate, qrels, qrels_columns),
+        _evaluation(
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
+        ),
     )
 
 
@@ -716,6 +837,8 @@ def rr(
     ties: TiePolicy = "trec",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ignore_self: bool = False,
+    rel_threshold: float | None = None,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -730,7 +853,8 @@ def rr(
         0 when the first relevant document lies below k.
     rel : int
         Minimum label counted as relevant.
-    queries, ties, max_rank, judged_only, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -749,7 +873,17 @@ def rr(
         frame,
         _cut(RR(rel=rel), k),
         columns,
-        _evaluation(queries, ties, max_rank, judged_only, validate, qrels, qrels_columns),
+        _evaluation(
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
+        ),
     )
 
 
@@ -764,6 +898,8 @@ def mrr(
     ties: TiePolicy = "trec",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ignore_self: bool = False,
+    rel_threshold: float | None = None,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -778,7 +914,8 @@ def mrr(
         Mean of ``RR@k`` instead of ``RR``.
     rel : int
         Minimum label counted as relevant.
-    queries, ties, max_rank, judged_only, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -803,7 +940,17 @@ def mrr(
         _cut(RR(rel=rel), k),
         "mean",
         columns,
-        _evaluation(queries, ties, max_rank, judged_only, validate, qrels, qrels_columns),
+        _evaluation(
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
+        ),
     )
 
 
@@ -821,6 +968,8 @@ def ndcg(
     ties: TiePolicy = "trec",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ignore_self: bool = False,
+    rel_threshold: float | None = None,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -837,7 +986,8 @@ def ndcg(
         The parameters of ``nDCG`` (see the measures catalogue): minimum label counted,
         ``'linear'`` or ``'exp'`` gains (or a mapping label -> gain), the ``'log2'``
         or ``'jarvelin'`` discount and its base.
-    queries, ties, max_rank, judged_only, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -857,7 +1007,17 @@ def ndcg(
         frame,
         _cut(metric, k),
         columns,
-        _evaluation(queries, ties, max_rank, judged_only, validate, qrels, qrels_columns),
+        _evaluation(
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
+        ),
     )
 
 
@@ -875,6 +1035,8 @@ def dcg(
     ties: TiePolicy = "trec",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ignore_self: bool = False,
+    rel_threshold: float | None = None,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -889,7 +1051,8 @@ def dcg(
         The cutoff; all retrieved documents without it.
     rel, gain, discount, base
         As in :func:`ndcg`.
-    queries, ties, max_rank, judged_only, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -909,7 +1072,17 @@ def dcg(
         frame,
         _cut(metric, k),
         columns,
-        _evaluation(queries, ties, max_rank, judged_only, validate, qrels, qrels_columns),
+        _evaluation(
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
+        ),
     )
 
 
@@ -923,6 +1096,8 @@ def r_precision(
     ties: TiePolicy = "trec",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ignore_self: bool = False,
+    rel_threshold: float | None = None,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -935,7 +1110,8 @@ def r_precision(
         As in :func:`evaluate`.
     rel : int
         Minimum label counted as relevant.
-    queries, ties, max_rank, judged_only, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -954,7 +1130,17 @@ def r_precision(
         frame,
         Rprec(rel=rel),
         columns,
-        _evaluation(queries, ties, max_rank, judged_only, validate, qrels, qrels_columns),
+        _evaluation(
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
+        ),
     )
 
 
@@ -969,6 +1155,8 @@ def success(
     ties: TiePolicy = "trec",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ignore_self: bool = False,
+    rel_threshold: float | None = None,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -983,7 +1171,8 @@ def success(
         The cutoff.
     rel : int
         Minimum label counted as relevant.
-    queries, ties, max_rank, judged_only, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -1002,7 +1191,17 @@ def success(
         frame,
         Success(rel=rel) @ k,
         columns,
-        _evaluation(queries, ties, max_rank, judged_only, validate, qrels, qrels_columns),
+        _evaluation(
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
+        ),
     )
 
 
@@ -1022,6 +1221,8 @@ def compare(
     ties: TiePolicy = "trec",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ignore_self: bool = False,
+    rel_threshold: float | None = None,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -1058,7 +1259,8 @@ def compare(
         Seed of ``numpy.random.default_rng``. With a seed the permutation and
         bootstrap results are reproducible; each metric uses the same resamples, so a
         comparison's p-value does not depend on the other comparisons in the call.
-    queries, ties, max_rank, judged_only, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -1114,7 +1316,17 @@ def compare(
     0  system2  system1     AP -0.1777     0       2
     1  system2  system1    P@5 -0.1000     1       1
     """
-    evaluation = _evaluation(queries, ties, max_rank, judged_only, validate, qrels, qrels_columns)
+    evaluation = _evaluation(
+        queries,
+        ties,
+        max_rank,
+        judged_only,
+        validate,
+        qrels,
+        qrels_columns,
+        ignore_self,
+        rel_threshold,
+    )
     significance = _significance(baseline, test, correction, alpha, n_resamples, seed)
     table = _evaluate.per_query(frame, parse_metrics(metrics), columns, evaluation)
     return compare_table(table, significance)
@@ -1131,6 +1343,8 @@ def per_query(
     ties: TiePolicy = "trec",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ignore_self: bool = False,
+    rel_threshold: float | None = None,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -1147,7 +1361,8 @@ def per_query(
         One metric.
     baseline : run id, optional
         The run the others are compared to; the run that sorts first when omitted.
-    queries, ties, max_rank, judged_only, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -1183,7 +1398,17 @@ def per_query(
         frame,
         parsed,
         columns,
-        _evaluation(queries, ties, max_rank, judged_only, validate, qrels, qrels_columns),
+        _evaluation(
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
+        ),
     )
     return per_query_table(table, baseline=baseline)
 
@@ -1204,6 +1429,8 @@ def report(
     ties: TiePolicy = "trec",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ignore_self: bool = False,
+    rel_threshold: float | None = None,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -1219,7 +1446,8 @@ def report(
         order they first appear, or an ordered categorical's), the baseline(s) first; the
         per-query table takes its deltas to ``baseline`` (the first of a list; the first
         run when ``None``, which is also the baseline of each pair it is in).
-    queries, ties, max_rank, judged_only, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -1248,7 +1476,17 @@ def report(
     0  system2       AP        False
     1  system2  nDCG@10        False
     """
-    evaluation = _evaluation(queries, ties, max_rank, judged_only, validate, qrels, qrels_columns)
+    evaluation = _evaluation(
+        queries,
+        ties,
+        max_rank,
+        judged_only,
+        validate,
+        qrels,
+        qrels_columns,
+        ignore_self,
+        rel_threshold,
+    )
     significance = _significance(baseline, test, correction, alpha, n_resamples, seed)
     parsed = parse_metrics(metrics)
     timed = _has_times(frame, columns) and Latency.default not in parsed
@@ -1273,6 +1511,8 @@ def tie_groups(
     ties: TiePolicy = "trec",
     max_rank: int | None = None,
     judged_only: bool = False,
+    ignore_self: bool = False,
+    rel_threshold: float | None = None,
     validate: bool = True,
     qrels: pd.DataFrame | None = None,
     qrels_columns: ColumnsLike = None,
@@ -1287,7 +1527,8 @@ def tie_groups(
         The cutoff to check.
     rel : int
         Minimum label counted as relevant, for the ``relevant`` column.
-    queries, ties, max_rank, judged_only, validate, qrels, qrels_columns
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
         The evaluation options of :func:`evaluate`.
 
     Returns
@@ -1317,5 +1558,15 @@ def tie_groups(
         int(k),
         int(rel),
         columns,
-        _evaluation(queries, ties, max_rank, judged_only, validate, qrels, qrels_columns),
+        _evaluation(
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
+        ),
     )

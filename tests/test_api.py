@@ -747,6 +747,8 @@ EVALUATION_OPTIONS = {
     "ties": "trec",
     "max_rank": None,
     "judged_only": False,
+    "ignore_self": False,
+    "rel_threshold": None,
     "validate": True,
     "qrels": None,
     "qrels_columns": None,

@@ -47,6 +47,7 @@ MINE = [
     "dask.rst",
     "more.rst",
     "reports.rst",
+    "judgments.rst",
 ]
 
 
