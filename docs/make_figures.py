@@ -5,6 +5,9 @@ Run from the repository root (needs matplotlib: ``pip install -e ".[plot]"``)::
     python docs/make_figures.py            # writes docs/figures/*.png
     python docs/make_figures.py --all      # also the figures the README does not show
 
+The figures of many runs use ten runs named like real experiments, made from the example's
+three runs with their scores perturbed (so their numbers mean nothing).
+
 The PNGs are committed; rerun this script when a plot changes.
 """
 
@@ -18,8 +21,11 @@ import matplotlib
 matplotlib.use("Agg")  # files only, no display
 
 import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
 
-from pdireval.datasets import example
+import pdireval
+from pdireval.datasets import example, example_qrels, example_run
 
 FIGURES = Path(__file__).resolve().parent / "figures"
 DPI = 100
@@ -35,7 +41,35 @@ OTHER_FIGURES = {
     "at_k": lambda df: df.ireval.plot.at_k("nDCG", ks=range(1, 21)),
     "systems": lambda df: df.ireval.plot.systems("AP", ci=0.95),
     "tradeoff": lambda df: _timed(df).ireval.plot.tradeoff("nDCG@10"),
+    "per_query_many": lambda df: _many().ireval.plot.per_query("AP"),
+    "at_k_many": lambda df: _many().ireval.plot.at_k("nDCG", ks=[1, 3, 5, 10, 20, 50, 100]),
+    "pr_curve_panels": lambda df: df.ireval.plot.pr_curve(per_query=True),
 }
+#: Ten run names of the kind experiments have.
+MANY = [
+    "bm25",
+    "bm25+rm3",
+    "bm25+monoT5-3b-rerank-top1000-fold3",
+    "splade-v3-distil",
+    "colbertv2-plaid-k1000",
+    "bm25+monoT5-base-rerank-top100-fold1",
+    "dense-contriever-msmarco-ft",
+    "bm25+duoT5-3b-rerank-top50-fold2",
+    "hybrid-rrf-bm25-splade-k60",
+    "tct-colbert-v2-hnp-msmarco",
+]
+
+
+def _many():
+    """Ten runs with long names: the example's runs in turn, scores perturbed (seeded)."""
+    run = example_run()
+    rng = np.random.default_rng(0)
+    parts = []
+    for i, name in enumerate(MANY):
+        part = run[run["run"] == ["strong", "medium", "weak"][i % 3]].copy()
+        part["score"] += rng.normal(0, 0.3, len(part))
+        parts.append(part.assign(run=name))
+    return pdireval.merge_qrels(pd.concat(parts, ignore_index=True), example_qrels())
 
 
 def _timed(df):

@@ -20,39 +20,45 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from pdireval import metrics, typing
+from pdireval import typing
 from pdireval._accessor import IREvalAccessor
 from pdireval._errors import MetricError, MissingDependencyError, PdirevalError, SchemaError
 from pdireval._prepare.columns import ColumnMap
 from pdireval._version import __version__
-from pdireval.api import (
-    ap,
-    compare,
-    curve,
-    dcg,
-    efficiency,
-    evaluate,
-    gmap,
-    map,  # noqa: A004 - pdireval.map is the name users expect
-    merge_qrels,
-    mrr,
-    ndcg,
-    per_query,
-    pr_curve,
-    precision,
-    r_precision,
-    recall,
-    report,
-    rr,
-    success,
-    summary,
-    tie_groups,
-)
-from pdireval.metrics import Metric, parse_metric
 
 if TYPE_CHECKING:
-    from pdireval import datasets, fusion
+    from pdireval import datasets, fusion, metrics
+    from pdireval._agreement import (
+        agreement,
+        confusion_matrix,
+        fleiss_kappa,
+        krippendorff_alpha,
+        query_agreement,
+    )
     from pdireval._report import Report
+    from pdireval.api import (
+        ap,
+        compare,
+        curve,
+        dcg,
+        efficiency,
+        evaluate,
+        gmap,
+        map,  # noqa: A004 - pdireval.map is the name users expect
+        merge_qrels,
+        mrr,
+        ndcg,
+        per_query,
+        pr_curve,
+        precision,
+        r_precision,
+        recall,
+        report,
+        rr,
+        success,
+        summary,
+        tie_groups,
+    )
     from pdireval.correlation import (
         kendall,
         rank_correlation,
@@ -61,28 +67,62 @@ if TYPE_CHECKING:
         tau_ap,
     )
     from pdireval.fusion import fuse, fusion_fit, normalize, optimize_fusion
-    from pdireval.io import read_qrels, read_run, write_qrels, write_run
+    from pdireval.io import read_qrels, read_queries, read_run, write_qrels, write_run
+    from pdireval.meta import asl_curve, discriminative_power, ranking_stability, swap_rate
+    from pdireval.metrics import Metric, parse_metric
     from pdireval.overlap import rank_biased_overlap, rbo
     from pdireval.pooling import pool, pool_contribution
+    from pdireval.qpp import qpp_evaluation, smare
     from pdireval.reproducibility import reproduction
+    from pdireval.risk_sensitive import georisk, risk
+    from pdireval.tukey import letter_groups, tukey_hsd
 
-#: What ``import pdireval`` leaves until first use (PEP 562): files, reports, the example
-#: collection and the analyses beyond evaluation, so that the command line and a plain
-#: ``evaluate`` start quickly. ``pdireval.read_run`` etc. work as if imported at once.
+#: The evaluating functions (numpy arithmetic over sorted arrays, the metric registry).
+_API = (
+    "ap", "compare", "curve", "dcg", "efficiency", "evaluate", "gmap", "map", "merge_qrels",
+    "mrr", "ndcg", "per_query", "pr_curve", "precision", "r_precision", "recall", "report",
+    "rr", "success", "summary", "tie_groups",
+)  # fmt: skip
+
+#: What ``import pdireval`` leaves until first use (PEP 562): everything but the accessor,
+#: so that ``import pdireval`` costs little more than ``import pandas`` and the command line
+#: answers ``--help`` at once. ``pdireval.evaluate``, ``pdireval.read_run`` etc. work as if
+#: imported at once.
 _LOADED_WHEN_USED = {
+    **{name: ("pdireval.api", name) for name in _API},
+    "metrics": ("pdireval.metrics", None),
+    "Metric": ("pdireval.metrics", "Metric"),
+    "parse_metric": ("pdireval.metrics", "parse_metric"),
     "datasets": ("pdireval.datasets", None),
     "Report": ("pdireval._report", "Report"),
+    **{
+        name: ("pdireval._agreement", name)
+        for name in (
+            "agreement",
+            "confusion_matrix",
+            "fleiss_kappa",
+            "krippendorff_alpha",
+            "query_agreement",
+        )
+    },
     **{
         name: ("pdireval.correlation", name)
         for name in ("kendall", "rank_correlation", "spearman", "system_correlation", "tau_ap")
     },
     **{
         name: ("pdireval.io", name)
-        for name in ("read_qrels", "read_run", "write_qrels", "write_run")
+        for name in ("read_qrels", "read_queries", "read_run", "write_qrels", "write_run")
     },
     **{name: ("pdireval.overlap", name) for name in ("rank_biased_overlap", "rbo")},
     **{name: ("pdireval.pooling", name) for name in ("pool", "pool_contribution")},
     "reproduction": ("pdireval.reproducibility", "reproduction"),
+    **{name: ("pdireval.risk_sensitive", name) for name in ("georisk", "risk")},
+    **{name: ("pdireval.tukey", name) for name in ("letter_groups", "tukey_hsd")},
+    **{name: ("pdireval.qpp", name) for name in ("qpp_evaluation", "smare")},
+    **{
+        name: ("pdireval.meta", name)
+        for name in ("asl_curve", "discriminative_power", "ranking_stability", "swap_rate")
+    },
     "fusion": ("pdireval.fusion", None),
     **{
         name: ("pdireval.fusion", name)
@@ -115,18 +155,26 @@ __all__ = [
     "Report",
     "SchemaError",
     "__version__",
+    "agreement",
     "ap",
+    "asl_curve",
     "compare",
+    "confusion_matrix",
     "curve",
     "datasets",
     "dcg",
+    "discriminative_power",
     "efficiency",
     "evaluate",
+    "fleiss_kappa",
     "fuse",
     "fusion",
     "fusion_fit",
+    "georisk",
     "gmap",
     "kendall",
+    "krippendorff_alpha",
+    "letter_groups",
     "map",
     "merge_qrels",
     "metrics",
@@ -140,22 +188,30 @@ __all__ = [
     "pool_contribution",
     "pr_curve",
     "precision",
+    "qpp_evaluation",
+    "query_agreement",
     "r_precision",
     "rank_biased_overlap",
     "rank_correlation",
+    "ranking_stability",
     "rbo",
     "read_qrels",
+    "read_queries",
     "read_run",
     "recall",
     "report",
     "reproduction",
+    "risk",
     "rr",
+    "smare",
     "spearman",
     "success",
     "summary",
+    "swap_rate",
     "system_correlation",
     "tau_ap",
     "tie_groups",
+    "tukey_hsd",
     "typing",
     "write_qrels",
     "write_run",

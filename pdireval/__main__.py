@@ -1,8 +1,8 @@
-"""``python -m pdireval``: the command line (``pdireval --help``); no arguments runs the demo."""
+"""``python -m pdireval``: the command line, as the ``pdireval`` command (``--help``)."""
 
 from __future__ import annotations
 
-from pdireval.cli import main
+from pdireval.cli import console
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    console()

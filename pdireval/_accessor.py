@@ -8,10 +8,11 @@ from typing import TYPE_CHECKING, Literal, Unpack
 import numpy as np
 import pandas as pd
 
-from pdireval import api
 from pdireval._prepare.columns import DEFAULT_COLUMNS, ColumnMap
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
     from pdireval._report import Report
     from pdireval.plotting import PlotAccessor
     from pdireval.typing import (
@@ -25,6 +26,13 @@ if TYPE_CHECKING:
     )
 
 __all__ = ["IREvalAccessor"]
+
+
+def _api() -> ModuleType:
+    """:mod:`pdireval.api`, imported at the first evaluation rather than with pdireval."""
+    from pdireval import api
+
+    return api
 
 
 @pd.api.extensions.register_dataframe_accessor("ireval")
@@ -92,7 +100,7 @@ class IREvalAccessor:
 
     def evaluate(self, metrics: MetricsLike, **options: Unpack[EvaluationOptions]) -> pd.DataFrame:
         """Per-query values of one or more metrics: :func:`pdireval.evaluate` on this frame."""
-        return api.evaluate(self._obj, metrics, columns=self._columns, **options)
+        return _api().evaluate(self._obj, metrics, columns=self._columns, **options)
 
     def summary(
         self,
@@ -106,7 +114,7 @@ class IREvalAccessor:
         **options: Unpack[EvaluationOptions],
     ) -> pd.Series | pd.DataFrame:
         """Aggregates over queries (MAP, mean nDCG@k, ...): :func:`pdireval.summary`."""
-        return api.summary(
+        return _api().summary(
             self._obj,
             metrics,
             agg=agg,
@@ -120,7 +128,7 @@ class IREvalAccessor:
 
     def compare(self, metrics: MetricsLike, **options: Unpack[ComparisonOptions]) -> pd.DataFrame:
         """Paired significance tests between runs: :func:`pdireval.compare` on this frame."""
-        return api.compare(self._obj, metrics, columns=self._columns, **options)
+        return _api().compare(self._obj, metrics, columns=self._columns, **options)
 
     def per_query(
         self,
@@ -130,49 +138,51 @@ class IREvalAccessor:
         **options: Unpack[EvaluationOptions],
     ) -> pd.DataFrame:
         """Query x run values and deltas to a baseline: :func:`pdireval.per_query`."""
-        return api.per_query(self._obj, metric, baseline=baseline, columns=self._columns, **options)
+        return _api().per_query(
+            self._obj, metric, baseline=baseline, columns=self._columns, **options
+        )
 
     def report(self, metrics: MetricsLike, **options: Unpack[ComparisonOptions]) -> Report:
         """Summary, comparison and per-query tables to render: :func:`pdireval.report`."""
-        return api.report(self._obj, metrics, columns=self._columns, **options)
+        return _api().report(self._obj, metrics, columns=self._columns, **options)
 
     def precision(self, k: int, *, rel: int = 1, **options: Unpack[EvaluationOptions]) -> pd.Series:
         """Per-query ``P@k``: :func:`pdireval.precision` on this frame."""
-        return api.precision(self._obj, k, rel=rel, columns=self._columns, **options)
+        return _api().precision(self._obj, k, rel=rel, columns=self._columns, **options)
 
     def recall(self, k: int, *, rel: int = 1, **options: Unpack[EvaluationOptions]) -> pd.Series:
         """Per-query ``R@k``: :func:`pdireval.recall` on this frame."""
-        return api.recall(self._obj, k, rel=rel, columns=self._columns, **options)
+        return _api().recall(self._obj, k, rel=rel, columns=self._columns, **options)
 
     def ap(
         self, k: int | None = None, *, rel: int = 1, **options: Unpack[EvaluationOptions]
     ) -> pd.Series:
         """Per-query average precision: :func:`pdireval.ap` on this frame."""
-        return api.ap(self._obj, k, rel=rel, columns=self._columns, **options)
+        return _api().ap(self._obj, k, rel=rel, columns=self._columns, **options)
 
     def map(
         self, k: int | None = None, *, rel: int = 1, **options: Unpack[EvaluationOptions]
     ) -> float:
         """Mean average precision of the frame's one run: :func:`pdireval.map`."""
-        return api.map(self._obj, k, rel=rel, columns=self._columns, **options)
+        return _api().map(self._obj, k, rel=rel, columns=self._columns, **options)
 
     def gmap(
         self, k: int | None = None, *, rel: int = 1, **options: Unpack[EvaluationOptions]
     ) -> float:
         """Geometric mean average precision of the frame's one run: :func:`pdireval.gmap`."""
-        return api.gmap(self._obj, k, rel=rel, columns=self._columns, **options)
+        return _api().gmap(self._obj, k, rel=rel, columns=self._columns, **options)
 
     def rr(
         self, k: int | None = None, *, rel: int = 1, **options: Unpack[EvaluationOptions]
     ) -> pd.Series:
         """Per-query reciprocal rank: :func:`pdireval.rr` on this frame."""
-        return api.rr(self._obj, k, rel=rel, columns=self._columns, **options)
+        return _api().rr(self._obj, k, rel=rel, columns=self._columns, **options)
 
     def mrr(
         self, k: int | None = None, *, rel: int = 1, **options: Unpack[EvaluationOptions]
     ) -> float:
         """Mean reciprocal rank of the frame's one run: :func:`pdireval.mrr`."""
-        return api.mrr(self._obj, k, rel=rel, columns=self._columns, **options)
+        return _api().mrr(self._obj, k, rel=rel, columns=self._columns, **options)
 
     def ndcg(
         self,
@@ -185,7 +195,7 @@ class IREvalAccessor:
         **options: Unpack[EvaluationOptions],
     ) -> pd.Series:
         """Per-query nDCG: :func:`pdireval.ndcg` on this frame."""
-        return api.ndcg(
+        return _api().ndcg(
             self._obj,
             k,
             rel=rel,
@@ -207,7 +217,7 @@ class IREvalAccessor:
         **options: Unpack[EvaluationOptions],
     ) -> pd.Series:
         """Per-query DCG: :func:`pdireval.dcg` on this frame."""
-        return api.dcg(
+        return _api().dcg(
             self._obj,
             k,
             rel=rel,
@@ -220,17 +230,17 @@ class IREvalAccessor:
 
     def r_precision(self, *, rel: int = 1, **options: Unpack[EvaluationOptions]) -> pd.Series:
         """Per-query R-precision: :func:`pdireval.r_precision` on this frame."""
-        return api.r_precision(self._obj, rel=rel, columns=self._columns, **options)
+        return _api().r_precision(self._obj, rel=rel, columns=self._columns, **options)
 
     def success(self, k: int, *, rel: int = 1, **options: Unpack[EvaluationOptions]) -> pd.Series:
         """Per-query ``Success@k``: :func:`pdireval.success` on this frame."""
-        return api.success(self._obj, k, rel=rel, columns=self._columns, **options)
+        return _api().success(self._obj, k, rel=rel, columns=self._columns, **options)
 
     def tie_groups(
         self, k: int, *, rel: int = 1, **options: Unpack[EvaluationOptions]
     ) -> pd.DataFrame:
         """Groups of equal scores straddling cutoff k: :func:`pdireval.tie_groups`."""
-        return api.tie_groups(self._obj, k, rel=rel, columns=self._columns, **options)
+        return _api().tie_groups(self._obj, k, rel=rel, columns=self._columns, **options)
 
     def rank_correlation(
         self,
@@ -263,7 +273,7 @@ class IREvalAccessor:
         **options: Unpack[EvaluationOptions],
     ) -> pd.DataFrame:
         """Precision-recall curves as a long table: :func:`pdireval.pr_curve`."""
-        return api.pr_curve(
+        return _api().pr_curve(
             self._obj,
             interpolated=interpolated,
             points=points,
@@ -282,7 +292,9 @@ class IREvalAccessor:
         **options: Unpack[EvaluationOptions],
     ) -> pd.DataFrame:
         """A metric at several cutoffs as a long table: :func:`pdireval.curve`."""
-        return api.curve(self._obj, metric, ks, average=average, columns=self._columns, **options)
+        return _api().curve(
+            self._obj, metric, ks, average=average, columns=self._columns, **options
+        )
 
     def fuse(
         self,

@@ -20,11 +20,18 @@ from pdireval._options import Evaluation
 from pdireval._prepare.columns import ResolvedColumns, as_column_map
 from pdireval._prepare.matching import Matched, join_resolved
 from pdireval._prepare.merge import has_subtopics, merge_subtopics
-from pdireval._prepare.prepare import Prepared, positions, prepare
+from pdireval._prepare.prepare import Prepared, positions, prepare, self_documents
 from pdireval.metrics import Metric
 from pdireval.typing import ColumnsLike
 
-__all__ = ["documents", "per_query", "prepared", "tie_groups"]
+__all__ = [
+    "at_threshold",
+    "documents",
+    "per_query",
+    "prepared",
+    "relevance_level",
+    "tie_groups",
+]
 
 
 def _documents(
@@ -63,7 +70,9 @@ def _judged(
     if has_subtopics(qrels.frame, qrels_cols):
         merged = merge_subtopics(frame, qrels.frame, resolved, qrels_cols)
         return merged, as_column_map(columns).resolve(merged), None
-    joined = join_resolved(frame, qrels.frame, resolved, qrels_cols)
+    joined = join_resolved(
+        frame, qrels.frame, resolved, qrels_cols, whole=options.rel_threshold is None
+    )
     return frame, resolved, joined.matched(qrels.frame, qrels_cols)
 
 
@@ -86,11 +95,59 @@ def per_query(
     ready = prepare(documents, resolved, options, matched)
     values = {}
     for metric in metrics:
+        effective = at_threshold(metric, options.rel_threshold, ready.ranked.judged_label)
         if "subtopic" in metric.family.needs and subtopics is not None:
-            values[metric.label] = _diverse(metric, documents, resolved, ready, subtopics, options)
+            values[metric.label] = _diverse(
+                effective, documents, resolved, ready, subtopics, options
+            )
         else:
-            values[metric.label] = _compute(metric, ready)
+            values[metric.label] = _compute(effective, ready)
     return ready.table(values)
+
+
+def relevance_level(rel: int, options: Evaluation) -> float:
+    """The smallest relevant label of a call that takes ``rel=`` itself (curves, tie
+    groups): ``rel_threshold=`` when given, and then ``rel`` must be left at 1.
+    """
+    if options.rel_threshold is None:
+        return rel
+    if rel != 1:
+        msg = (
+            f"rel={rel} and rel_threshold={options.rel_threshold:g} both set the smallest "
+            "relevant label; give it once"
+        )
+        raise MetricError(msg)
+    return options.rel_threshold
+
+
+def at_threshold(metric: Metric, threshold: float | None, labels: np.ndarray) -> Metric:
+    """``metric`` with ``rel_threshold=`` in place of its ``rel=`` (the same metric
+    without a threshold); refuses a second threshold, and fractional labels where the
+    metric reads labels as whole grades.
+    """
+    if threshold is None or "rel" not in metric.family.params:
+        return metric
+    if metric.parameters["rel"] != metric.family.params["rel"].default:
+        msg = (
+            f"{metric.label} sets rel= and the call sets rel_threshold={threshold:g}; give "
+            f"the smallest relevant label once: drop rel= from {metric.label}, or drop "
+            "rel_threshold="
+        )
+        raise MetricError(msg)
+    mapping = not isinstance(metric.parameters.get("gain", "linear"), str)
+    if metric.family.whole_labels or mapping:
+        finite = labels[np.isfinite(labels)]
+        fractional = finite[finite != np.round(finite)]
+        if len(fractional):
+            why = "a gain= mapping lists whole labels" if mapping else "it reads whole grades"
+            msg = (
+                f"{metric.label} needs whole-number labels ({why}), and the labels "
+                f"include {fractional[0]:g}; map them to grades first, or use a measure "
+                "that takes them as they are (nDCG, AP, P, ...)"
+            )
+            raise MetricError(msg)
+    params = tuple((n, threshold if n == "rel" else v) for n, v in metric.params)
+    return Metric(metric.family, params, metric.k)
 
 
 def _diverse(
@@ -104,11 +161,15 @@ def _diverse(
     """A diversity measure: the rankings in evaluation order, then ndeval's definitions."""
     _diversity.refuse_policy(options.ties)
     position, group = positions(frame, resolved)
+    leave = np.zeros(len(position), dtype=bool)
+    if options.ignore_self:  # a document equal to its query leaves the ranking
+        leave |= self_documents(frame, resolved)
     if options.judged_only:  # trec_eval -J: unjudged documents leave the ranking
         numbers = pd.to_numeric(frame[resolved.name("rel")], errors="coerce")
         label = numbers.to_numpy(dtype=np.float64, na_value=np.nan)
-        unjudged = ~(label >= 0)
-        position = np.where(unjudged, np.nan, position)
+        leave |= ~(label >= 0)
+    if leave.any():
+        position = np.where(leave, np.nan, position)
         retrieved = ~np.isnan(position)
         order = np.lexsort((position[retrieved], group[retrieved]))
         rows = np.flatnonzero(retrieved)[order]
@@ -170,6 +231,7 @@ def tie_groups(
     frame: pd.DataFrame, k: int, rel: int, columns: ColumnsLike, options: Evaluation
 ) -> pd.DataFrame:
     """Groups of equal scores that straddle cutoff ``k``; see :func:`pdireval.tie_groups`."""
+    rel = relevance_level(rel, options)  # type: ignore[assignment]
     ready, _ = prepared(frame, columns, options)
     ranked = ready.ranked
     keep = ready.keep[ranked.group]

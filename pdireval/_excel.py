@@ -9,7 +9,6 @@ Excel both have Arial or a metric twin), column widths fitted to the bold header
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Hashable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +28,13 @@ __all__ = ["write_workbook"]
 FONT = "Arial"
 GREEN, RED = "D8F0DC", "F9D7D9"
 _FILTER_FROM = 10  # rows: a filter on a shorter table only gets in the way
+_HEADER_WIDTH = 10  # digit widths: a longer header (a run's name) wraps onto more lines
+_NAME_WIDTH = 30  # digit widths: a longer name in a text column wraps
+#: Printable width in pixels (96 per inch) of the narrower of A4 and Letter, with margins
+#: of half an inch: portrait 8.27 in (A4) and landscape 11 in (Letter), less 1 in.
+_PRINTABLE = {"portrait": 7.27 * 96, "landscape": 10.0 * 96}
+_MIN_SCALE = 0.75  # fit to the page width only down to 7.5 pt (10 pt text)
+_LINE = 13.0  # points: height of one line of 10 pt text
 
 
 def _openpyxl() -> Any:
@@ -57,11 +63,12 @@ def _p_format(value: float) -> str:
     return "0." + "0" * decimals if decimals else "0"
 
 
-def _id(value: Any) -> Any:
-    """An id cell: a whole number when the id is one written plainly ("401"), else text."""
-    if isinstance(value, str) and re.fullmatch(r"-?[1-9][0-9]{0,14}|0", value):
-        return int(value)
-    return _plain(value)
+def _id(value: Any) -> str | None:
+    """An id or a name as text, whatever its type: ``10`` and ``"051"`` in one column
+    must both be text, or the column sorts and looks up numbers and texts apart.
+    """
+    value = _plain(value)
+    return None if value is None else str(value)
 
 
 def _plain(value: Any) -> Any:
@@ -101,8 +108,11 @@ class _Sheet:
         self.font = Font(name=FONT, size=10)
         self.bold = Font(name=FONT, size=10, bold=True)
         self.widths: dict[int, float] = {}
+        self.wrapped: dict[int, list[tuple[int, float]]] = {}  # row -> (column, its width)
+        self.page_columns = 1_000  # columns printed on one page (set by finish)
 
     def cell(self, row: int, column: int, value: Any, **style: Any) -> Any:
+        """Write one cell; ``wrap`` (characters) wraps a longer text onto more lines."""
         from openpyxl.styles import Alignment, PatternFill
 
         cell = _written(self.sheet.cell(row=row, column=column), value)
@@ -111,17 +121,26 @@ class _Sheet:
             cell.number_format = style["format"]
         if style.get("fill"):
             cell.fill = PatternFill("solid", start_color=style["fill"], end_color=style["fill"])
-        if style.get("right"):
-            cell.alignment = Alignment(horizontal="right")
         shown = style.get("shown", "" if value is None else str(value))
-        width = len(shown) * (1.15 if style.get("bold") else 1.0) + 2
+        length = _text_width(shown) * (1.1 if style.get("bold") else 1.0)
+        wrap: float | None = style.get("wrap")
+        wraps = wrap is not None and length > wrap
+        if style.get("right") or wrap is not None:  # wraps if wider than estimated too
+            cell.alignment = Alignment(
+                horizontal="right" if style.get("right") else None, wrap_text=wrap is not None
+            )
+        width = (length if wrap is None else min(length, wrap)) + 2
         self.widths[column] = max(self.widths.get(column, 0), width)
+        if wraps:
+            self.wrapped.setdefault(row, []).append((column, length))
         return cell
 
     def header(self, names: list[str], text_columns: int = 1) -> None:
-        """Bold headers, aligned like their columns (the first ``text_columns`` left)."""
+        """Bold headers, aligned like their columns (the first ``text_columns`` left);
+        a long header (a run's name) wraps rather than widening its column.
+        """
         for column, name in enumerate(names, start=1):
-            self.cell(1, column, name, bold=True, right=column > text_columns)
+            self.cell(1, column, name, bold=True, right=column > text_columns, wrap=_HEADER_WIDTH)
 
     def note(self, row: int, text: str, columns: int) -> None:
         """A note under the table, wrapped across the table's width."""
@@ -130,25 +149,87 @@ class _Sheet:
         cell = _written(self.sheet.cell(row=row, column=1), text)
         cell.font = self.font
         cell.alignment = Alignment(wrap_text=True, vertical="top")
+        columns = min(columns, self.page_columns)  # a note cut across two pages is lost
         if columns > 1:
             self.sheet.merge_cells(start_row=row, start_column=1, end_row=row, end_column=columns)
         width = sum(self.widths.get(c, 10) for c in range(1, columns + 1))
-        self.sheet.row_dimensions[row].height = 13 * max(1, math.ceil(len(text) / width))
+        self.sheet.row_dimensions[row].height = _LINE * _lines(_text_width(text), width) + 2
 
     def finish(self, rows: int, columns: int, frozen: str) -> None:
-        """Freeze the headers, fit the widths, print across the page width."""
-        from openpyxl.utils import get_column_letter
+        """Freeze the headers, fit the widths and the wrapped rows' heights, set up printing.
+
+        A sheet is fitted to the page width only when its text stays at 7.5 pt or more
+        (on the narrower of A4 and Letter); a wider one prints at full size over several
+        pages, each repeating the header row and the columns left of ``frozen``.
+        """
+        from openpyxl.styles import Alignment
+        from openpyxl.utils import get_column_letter, range_boundaries
+        from openpyxl.worksheet.page import PageMargins
 
         self.sheet.freeze_panes = frozen
         if rows >= _FILTER_FROM:
             self.sheet.auto_filter.ref = f"A1:{get_column_letter(columns)}{rows + 1}"
         for column, width in self.widths.items():
             self.sheet.column_dimensions[get_column_letter(column)].width = min(width, 60)
+        for row, cells in self.wrapped.items():
+            lines = max(_lines(length, self.widths[column] - 2) for column, length in cells)
+            if lines > 1:
+                self.sheet.row_dimensions[row].height = _LINE * lines + 2
+                for cell in self.sheet[row]:  # the row's other cells level with its first line
+                    cell.alignment = Alignment(
+                        horizontal=cell.alignment.horizontal,
+                        wrap_text=cell.alignment.wrap_text,
+                        vertical="bottom" if row == 1 else "top",
+                    )
         setup = self.sheet.page_setup
-        setup.orientation = "landscape" if columns > 6 else "portrait"
-        self.sheet.sheet_properties.pageSetUpPr.fitToPage = True
-        setup.fitToWidth, setup.fitToHeight = 1, 0
+        self.sheet.page_margins = PageMargins(left=0.5, right=0.5, top=0.75, bottom=0.75)
+        needed = sum(_pixels(width) for width in self.widths.values())
+        setup.orientation = "portrait" if needed <= _PRINTABLE["portrait"] else "landscape"
+        fits = _PRINTABLE[setup.orientation] / needed >= _MIN_SCALE
+        self.sheet.sheet_properties.pageSetUpPr.fitToPage = fits
+        if not fits:
+            used = np.cumsum([_pixels(self.widths.get(c, 10)) for c in range(1, columns + 1)])
+            self.page_columns = max(
+                1, int(np.searchsorted(used, _PRINTABLE[setup.orientation], "right"))
+            )
+        if fits:
+            setup.fitToWidth, setup.fitToHeight = 1, 0
         self.sheet.print_title_rows = "1:1"
+        first_free = range_boundaries(frozen)[0]
+        if not fits and first_free > 1:
+            self.sheet.print_title_cols = f"A:{get_column_letter(first_free - 1)}"
+
+
+def _lines(length: float, width: float) -> int:
+    """Lines a text ``length`` wide takes in a cell ``width`` wide (25% more when it wraps:
+    lines break between words, not anywhere).
+    """
+    return 1 if length <= width else math.ceil(1.25 * length / max(1.0, width))
+
+
+def _text_width(text: str) -> float:
+    """Width of ``text`` in Arial, in digit widths (the unit of a column's width):
+    narrow letters count half, wide ones more, so names are not given room they leave
+    empty.
+
+    Examples
+    --------
+    >>> _text_width("0.1234"), _text_width("il"), _text_width("WM")
+    (5.5, 1.0, 2.6)
+    """
+    return sum(
+        0.5 if char in _NARROW else 1.3 if char in _WIDE else 0.85 if char.isalpha() else 1.0
+        for char in text
+    )
+
+
+_NARROW = frozenset("iljtfrI.,:;!|'()[]- ")
+_WIDE = frozenset("mwMWOQGDHNU@%")
+
+
+def _pixels(width: float) -> float:
+    """Screen pixels of a column ``width`` characters wide (Arial 10: 7 px a digit)."""
+    return min(width, 60) * 7 + 5
 
 
 def write_workbook(report: Report, path: Path, digits: int) -> Path:
@@ -164,7 +245,7 @@ def write_workbook(report: Report, path: Path, digits: int) -> Path:
     about.header(["Item", "Value"], text_columns=2)
     for row, (item, value) in enumerate(report.about.itertuples(index=False), start=2):
         about.cell(row, 1, item)
-        about.cell(row, 2, value, shown=str(value)[:60])
+        about.cell(row, 2, value, wrap=70)
     about.finish(len(report.about), 2, "A2")
     book.save(path)
     return path
@@ -176,8 +257,9 @@ def _results(book: Any, report: Report, digits: int) -> None:
     sheet.header(["Run", *labels])
     marks = report.marks
     best = {label: set(runs) for label, runs in _best(report).items()}
+    names = report.run_labels()
     for row, (run, values) in enumerate(report.summary.iterrows(), start=2):
-        sheet.cell(row, 1, _plain(run))
+        sheet.cell(row, 1, names[run], wrap=_NAME_WIDTH)
         for column, label in enumerate(labels, start=2):
             value = _plain(values[label])
             text = marks.text(run, label)
@@ -219,8 +301,8 @@ def _comparisons(book: Any, report: Report, digits: int) -> None:
         worse = record.significant and record.delta < 0
         fill = GREEN if better else RED if worse else None
         cells: list[tuple[Any, dict[str, Any]]] = [
-            (_plain(record.run), {}),
-            (_plain(record.baseline), {}),
+            (_id(record.run), {"wrap": _NAME_WIDTH}),
+            (_id(record.baseline), {"wrap": _NAME_WIDTH}),
             (str(record.metric), {}),
             (_plain(record.mean), {"format": value}),
             (_plain(record.baseline_mean), {"format": value}),
@@ -244,7 +326,7 @@ def _comparisons(book: Any, report: Report, digits: int) -> None:
                 style.setdefault("shown", f"+{content:.{digits}f}")
             sheet.cell(row, column, content, right=column > 3, **style)
     sheet.finish(len(table), len(names), "D2")
-    sheet.note(len(table) + 3, report.legend(), len(names))
+    sheet.note(len(table) + 3, f"{report.legend()} {report.interval_note()}", len(names))
 
 
 def _efficiency(book: Any, report: Report) -> None:
@@ -254,7 +336,7 @@ def _efficiency(book: Any, report: Report) -> None:
     names = ["Run", "Queries", "Mean (ms)", "Median (ms)", "p95 (ms)", "p99 (ms)", "Queries/s"]
     sheet.header(names)
     for row, (run, stats) in enumerate(table.iterrows(), start=2):
-        sheet.cell(row, 1, _plain(run))
+        sheet.cell(row, 1, _id(run), wrap=_NAME_WIDTH)
         sheet.cell(row, 2, int(stats["queries"]), right=True)
         for column, name in enumerate(
             ("latency_mean", "latency_median", "latency_p95", "latency_p99"), start=3
@@ -269,13 +351,13 @@ def _per_query(book: Any, report: Report, digits: int) -> None:
     sheet = _Sheet(book, "Per query")
     flat = report.per_query_flat()
     names = ["Metric", "Query", *(str(name) for name in flat.columns[2:])]
-    sheet.header(names, text_columns=1)
+    sheet.header(names, text_columns=2)
     value = _number(digits)
     signed = f'+{value};"−"{value};{value}'
     first_delta = 2 + len(report.summary) + 1  # runs' values, then their differences
     for row, record in enumerate(flat.itertuples(index=False), start=2):
         sheet.cell(row, 1, str(record[0]))
-        sheet.cell(row, 2, _id(record[1]), right=True)
+        sheet.cell(row, 2, _id(record[1]))
         for column, number in enumerate(record[2:], start=3):
             content = _plain(number)
             shown = "" if content is None else f"+{float(content):.{digits}f}"

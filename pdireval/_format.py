@@ -28,6 +28,7 @@ __all__ = [
     "format_p",
     "format_percent",
     "format_value",
+    "interval_note",
 ]
 
 BETTER, WORSE = "▲", "▼"
@@ -201,6 +202,52 @@ class Marks:
             f"{better}/{worse}: significantly better/worse {against}; {test}, {correction} "
             f"over {self.n_comparisons} comparison{plural}, {alpha} = {self.alpha:g}."
         )
+
+
+def interval_note(test: str, correction: str | None, alpha: float, n_comparisons: int) -> str:
+    """What the interval of a difference is, and how it relates to the marks.
+
+    The interval is computed one comparison at a time, while the marks use p-values
+    adjusted over all comparisons (and, for the rank tests, another statistic than the
+    mean): the note says so, so that an interval excluding 0 next to an unmarked value
+    reads as intended, not as a contradiction.
+
+    Examples
+    --------
+    >>> print(interval_note("t", "holm", 0.05, 4))  # doctest: +NORMALIZE_WHITESPACE
+    CI of Δ: 95% Student t interval of the mean difference, for each comparison on its own
+    (not adjusted for multiple comparisons); the marks use p-values after Holm's correction
+    over 4 comparisons, so an interval can exclude 0 where no mark is shown.
+    >>> print(interval_note("t", None, 0.01, 1))
+    CI of Δ: 99% Student t interval of the mean difference.
+    """
+    kind = "bootstrap percentile" if test == "bootstrap" else "Student t"
+    text = f"CI of Δ: {interval_level(alpha)} {kind} interval of the mean difference"
+    if correction is not None:
+        plural = "s" if n_comparisons != 1 else ""
+        return (
+            f"{text}, for each comparison on its own (not adjusted for multiple comparisons); "
+            f"the marks use p-values after {CORRECTIONS.get(correction, correction)} over "
+            f"{n_comparisons} comparison{plural}, so an interval can exclude 0 where no mark "
+            "is shown."
+        )
+    if test != "t":
+        return (
+            f"{text}; the marks come from the {TESTS.get(test, test)}, which does not test the "
+            "mean, so an interval and a mark can disagree."
+        )
+    return text + "."
+
+
+def interval_level(alpha: float) -> str:
+    """The confidence level ``1 - alpha`` in percent: ``95%``, ``99.9%``.
+
+    Examples
+    --------
+    >>> interval_level(0.05), interval_level(0.001)
+    ('95%', '99.9%')
+    """
+    return f"{round(100 * (1 - alpha), 6):g}%"
 
 
 def _letters(index: int) -> str:

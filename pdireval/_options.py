@@ -51,6 +51,19 @@ def _whole(name: str, value: Any, minimum: int, *, optional: bool = False) -> in
     return int(value)
 
 
+def _threshold(value: Any) -> float | None:
+    if value is None:
+        return None
+    number = not isinstance(value, bool) and isinstance(value, int | float | np.number)
+    if not number or not np.isfinite(value) or value < 0:
+        msg = (
+            f"rel_threshold={value!r} must be a finite number >= 0 (the smallest label "
+            "counted as relevant, e.g. 0.5 for probabilities), or None"
+        )
+        raise MetricError(msg)
+    return float(value)
+
+
 @dataclass(frozen=True, slots=True)
 class Qrels:
     """Judgments given next to a run (``qrels=``): the frame and its column roles."""
@@ -92,6 +105,8 @@ class Evaluation:
     ties: str = "trec"
     max_rank: int | None = None
     judged_only: bool = False
+    ignore_self: bool = False
+    rel_threshold: float | None = None
     validate: bool = True
     qrels: Qrels | None = field(default=None, compare=False, repr=False)
 
@@ -104,6 +119,8 @@ class Evaluation:
             ties=_choice("ties", options.get("ties", "trec"), TIE_POLICIES),
             max_rank=_whole("max_rank", options.get("max_rank"), 1, optional=True),
             judged_only=_flag("judged_only", options.get("judged_only", False)),
+            ignore_self=_flag("ignore_self", options.get("ignore_self", False)),
+            rel_threshold=_threshold(options.get("rel_threshold")),
             validate=_flag("validate", options.get("validate", True)),
             qrels=_qrels(options.get("qrels"), options.get("qrels_columns")),
         )

@@ -33,6 +33,8 @@ from pdireval._format import (
     format_p,
     format_percent,
     format_value,
+    interval_level,
+    interval_note,
 )
 from pdireval._options import Evaluation, Significance
 from pdireval._significance import scipy_stats
@@ -40,7 +42,12 @@ from pdireval._summary import aggregate, efficiency_table
 from pdireval._version import __version__
 from pdireval.metrics._base import Metric
 
-__all__ = ["Report", "build_report"]
+__all__ = ["Report", "build_report", "run_order"]
+
+#: The packages :meth:`Report.to_latex` needs (its first line names them).
+LATEX_PACKAGES = ("booktabs", "amssymb", "graphicx")
+_LATEX_NAME = 12  # longer run names are abbreviated in LaTeX (R1, R2, ... and a key)
+_MEAN_INTERVAL = "half-width of the 95% Student t interval of each mean."
 
 TIE_RULE = (
     "rank column order when present; otherwise score descending, equal scores ordered by the "
@@ -85,7 +92,8 @@ class Report:
     Attributes
     ----------
     summary : DataFrame
-        Mean of each metric: one row per run, one column per metric.
+        Mean of each metric: one row per run, one column per metric. The runs are in
+        the frame's order, the baseline(s) first, as every rendering lists them.
     comparison : DataFrame
         The table of :func:`pdireval.compare`: one row per (run, baseline, metric).
     per_query : DataFrame
@@ -116,6 +124,19 @@ class Report:
     >>> print(report.legend())  # doctest: +NORMALIZE_WHITESPACE
     ▲/▼: significantly better/worse than medium; paired t-test, Holm's correction over 4
     comparisons, alpha = 0.05.
+
+    Printed, a report shows its table with the baseline labelled, then the legend. The
+    runs keep the frame's order, the baseline first:
+
+    >>> print(report)  # doctest: +NORMALIZE_WHITESPACE
+    metric                 AP    P@10
+    run
+    medium (baseline)  0.5756   0.5520
+    strong            0.8781▲  0.7520▲
+    weak              0.2161▼  0.3000▼
+    <BLANKLINE>
+    ▲/▼: significantly better/worse than medium; paired t-test, Holm's correction over 4
+    comparisons, alpha = 0.05.
     """
 
     summary: pd.DataFrame
@@ -130,6 +151,21 @@ class Report:
         runs = list(self.summary.index)
         metrics = list(self.summary.columns)
         return f"<Report: runs {runs}, metrics {metrics}, {len(self.comparison)} comparisons>"
+
+    def __str__(self) -> str:
+        """The paper table as plain text, baseline labelled, with the legend under it."""
+        rows = self.cells()
+        labels = self.run_labels()
+        table = pd.DataFrame(
+            [[text + mark for text, mark, _ in row] for row in rows],
+            index=pd.Index([labels[run] for run in self.summary.index], name="run"),
+            columns=self.summary.columns,
+        )
+        for at, label in enumerate(table.columns):  # marks padded: the decimal points align
+            width = max(len(row[at][1]) for row in rows)
+            table[label] = [f"{text}{mark:<{width}}" for text, mark, _ in (r[at] for r in rows)]
+        text = "\n".join(line.rstrip() for line in table.to_string().splitlines())
+        return f"{text}\n\n{self.legend()}"
 
     # --- the shared vocabulary ------------------------------------------------------------
 
@@ -146,6 +182,29 @@ class Report:
     def legend(self) -> str:
         """The sentence that explains the marks (test, correction, alpha, baselines)."""
         return self.marks.legend()
+
+    def interval_note(self) -> str:
+        """What the comparison's interval of Δ is, and how it relates to the marks."""
+        return interval_note(
+            self.settings["test"],
+            self.settings["correction"],
+            self.settings["alpha"],
+            len(self.comparison),
+        )
+
+    def run_labels(self, *, short: bool = False) -> dict[Hashable, str]:
+        """Run -> its name in a table, baselines labelled: ``bm25 (baseline)``, or
+        ``(baseline a)`` when there are several; ``short`` gives R1, R2, ... in row order.
+        """
+        marks = self.marks
+        labels = {}
+        for number, run in enumerate(self.summary.index, start=1):
+            name = f"R{number}" if short else str(run)
+            if run in marks.baselines:
+                letter = marks.letter(marks.baselines.index(run))
+                name += f" (baseline {letter})" if letter else " (baseline)"
+            labels[run] = name
+        return labels
 
     def cells(self, *, ci: bool = False, digits: int = 4) -> list[list[tuple[str, str, bool]]]:
         """The paper table as (value text, marks, best?) per run and metric."""
@@ -194,7 +253,7 @@ class Report:
                 "Baseline mean": [format_value(v, digits) for v in table["baseline_mean"]],
                 "Δ": [format_delta(v, digits) for v in table["delta"]],
                 "Δ %": [format_percent(v) for v in table["relative_delta"]],
-                f"{1 - self.settings['alpha']:.0%} CI of Δ": [
+                self._interval_header(): [
                     f"[{format_delta(lo, digits)}, {format_delta(hi, digits)}]"
                     if not (math.isnan(lo) or math.isnan(hi))
                     else ""
@@ -213,6 +272,10 @@ class Report:
             }
         )
         return shown
+
+    def _interval_header(self) -> str:
+        adjusted = " (unadjusted)" if self.settings["correction"] is not None else ""
+        return f"{interval_level(self.settings['alpha'])} CI of Δ{adjusted}"
 
     def efficiency_text(self) -> pd.DataFrame:
         """The efficiency table as a person reads it (milliseconds, queries per second)."""
@@ -262,13 +325,22 @@ class Report:
         label: str | None = None,
         ci: bool = False,
         digits: int = 4,
+        abbreviate: bool | None = None,
+        wide: bool = False,
     ) -> str:
-        r"""The paper table as a LaTeX ``table`` with booktabs rules.
+        r"""The paper table as a LaTeX ``table`` with booktabs rules, sized to fit the column.
 
         The best value of each metric is bold; ``$^{\blacktriangle}$`` /
         ``$^{\blacktriangledown}$`` (with the baseline's letter when there are several)
-        mark significant differences, explained in a note under the table. Needs
-        ``\usepackage{booktabs}`` and ``\usepackage{amssymb}``.
+        mark significant differences, explained in a note under the table. The first
+        line is a comment naming the packages the table needs (``booktabs``,
+        ``amssymb`` for the triangles, ``graphicx`` for the scaling); it compiles with
+        exactly those in one- and two-column documents.
+
+        Values align on the decimal point: each metric is a pair of columns, the
+        integer part right-aligned and the decimals (with the marks) left-aligned. A
+        table wider than the line (``\linewidth``: the column of a two-column paper) is
+        scaled down to it, a narrower one is left as it is.
 
         Parameters
         ----------
@@ -278,6 +350,13 @@ class Report:
             Write each mean as ``mean ± half-width`` of its 95% t interval.
         digits : int
             Decimals of every value.
+        abbreviate : bool, optional
+            Write the runs as R1, R2, ... with a key under the table. By default they
+            are abbreviated when a run name is longer than 12 characters, which would
+            make the table too wide (or scale it too small) for a column.
+        wide : bool
+            A ``table*`` float that spans both columns of a two-column paper (the same
+            as ``table`` in a one-column document).
 
         Examples
         --------
@@ -286,20 +365,22 @@ class Report:
         >>> report = example().ireval.report("AP", baseline="medium")
         >>> print(report.to_latex(caption="MAP of three runs.", label="tab:map"))
         ... # doctest: +NORMALIZE_WHITESPACE
+        % Needs \usepackage{booktabs,amssymb,graphicx} in the preamble.
         \begin{table}
         \centering
         \caption{MAP of three runs.}
         \label{tab:map}
-        \begin{tabular}{lr}
+        \resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%
+        \begin{tabular}{lr@{}l}
         \toprule
-        Run & AP \\
+        Run & \multicolumn{2}{c}{AP} \\
         \midrule
-        medium & 0.5756 \\
-        strong & \textbf{0.8781}$^{\blacktriangle}$ \\
-        weak & 0.2161$^{\blacktriangledown}$ \\
+        medium (baseline) & 0 & .5756 \\
+        strong & \textbf{0} & \textbf{.8781}$^{\blacktriangle}$ \\
+        weak & 0 & .2161$^{\blacktriangledown}$ \\
         \bottomrule
-        \end{tabular}
-        \par\smallskip\begin{minipage}{\linewidth}\footnotesize
+        \end{tabular}}
+        \par\smallskip\begin{minipage}{\linewidth}\footnotesize\raggedright
         $^{\blacktriangle}$/$^{\blacktriangledown}$: significantly better/worse than medium;
         paired t-test, Holm's correction over 2 comparisons, $\alpha$ = 0.05. Best value per
         metric in bold.
@@ -307,43 +388,62 @@ class Report:
         \end{table}
         """
         labels = [str(label) for label in self.summary.columns]
-        lines = [r"\begin{table}", r"\centering"]
-        if ci:  # mean +- half-width cells are wide: a smaller font and tighter columns
-            lines += [r"\small", r"\setlength{\tabcolsep}{4pt}"]
+        runs = list(self.summary.index)
+        if abbreviate is None:
+            abbreviate = any(len(str(run)) > _LATEX_NAME for run in runs)
+        shown = self.run_labels(short=abbreviate)
+        float_env = "table*" if wide else "table"
+        lines = [f"% Needs \\usepackage{{{','.join(LATEX_PACKAGES)}}} in the preamble."]
+        lines += [rf"\begin{{{float_env}}}", r"\centering"]
+        if ci:  # mean +- half-width cells are wide: tighter columns
+            lines.append(r"\setlength{\tabcolsep}{4pt}")
         if caption:
             lines.append(rf"\caption{{{escape.latex(caption)}}}")
         if label:
             lines.append(rf"\label{{{_latex_label(label)}}}")
         lines += [
-            r"\begin{tabular}{l" + "r" * len(labels) + "}",
+            r"\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%",
+            r"\begin{tabular}{l" + "r@{}l" * len(labels) + "}",
             r"\toprule",
-            " & ".join(["Run", *(escape.latex(name) for name in labels)]) + r" \\",
+            " & ".join(
+                ["Run", *(rf"\multicolumn{{2}}{{c}}{{{escape.latex(name)}}}" for name in labels)]
+            )
+            + r" \\",
             r"\midrule",
         ]
         marks = self.marks
-        for run, row in zip(self.summary.index, self.cells(ci=ci, digits=digits), strict=True):
-            cells = [escape.latex(run)]
+        for run, row in zip(runs, self.cells(ci=ci, digits=digits), strict=True):
+            cells = [escape.latex(shown[run])]
             for name, (text, _, best) in zip(labels, row, strict=True):
-                text = text.replace(" ± ", r" $\pm$ ")
-                if text and best:
-                    text = rf"\textbf{{{text}}}"
+                whole, dot, rest = text.partition(".")
+                rest = (dot + rest).replace(" ± ", r" $\pm$ ")
+                if best and text:
+                    whole, rest = rf"\textbf{{{whole}}}", rf"\textbf{{{rest}}}" if rest else ""
                 signs = "".join(
                     (r"\blacktriangle" if better else r"\blacktriangledown")
                     + (rf"\mathrm{{{letter}}}" if letter else "")
                     for better, letter in marks.of_cell(run, name)
                 )
-                cells.append(text + (f"$^{{{signs}}}$" if signs else ""))
+                cells += [whole, rest + (f"$^{{{signs}}}$" if signs else "")]
             lines.append(" & ".join(cells) + r" \\")
-        lines += [r"\bottomrule", r"\end{tabular}"]
-        legend = marks.legend(
-            escape.latex, (r"$^{\blacktriangle}$", r"$^{\blacktriangledown}$", r"$\alpha$")
-        )
-        lines += [
-            r"\par\smallskip\begin{minipage}{\linewidth}\footnotesize",
-            legend + " Best value per metric in bold.",
-            r"\end{minipage}",
+        lines += [r"\bottomrule", r"\end{tabular}}"]
+        note = [
+            marks.legend(
+                escape.latex, (r"$^{\blacktriangle}$", r"$^{\blacktriangledown}$", r"$\alpha$")
+            )
+            + " Best value per metric in bold."
         ]
-        lines.append(r"\end{table}")
+        if ci:
+            note.append(r"$\pm$: " + escape.latex(_MEAN_INTERVAL))
+        if abbreviate:
+            key = "; ".join(f"R{i}~= {escape.latex(run)}" for i, run in enumerate(runs, start=1))
+            note.insert(0, rf"Runs: {key}.\par")
+        lines += [
+            r"\par\smallskip\begin{minipage}{\linewidth}\footnotesize\raggedright",
+            *note,
+            r"\end{minipage}",
+            rf"\end{{{float_env}}}",
+        ]
         return "\n".join(lines)
 
     def to_markdown(self, *, ci: bool = False, digits: int = 4, per_query: bool = False) -> str:
@@ -364,27 +464,33 @@ class Report:
         >>> from pdireval.datasets import example
         >>> report = example().ireval.report("AP", baseline="medium")
         >>> print(report.to_markdown().splitlines()[2:7])  # doctest: +NORMALIZE_WHITESPACE
-        ['| Run | AP |', '|---|---:|', '| medium | 0.5756 |', '| strong | **0.8781**▲ |',
-         '| weak | 0.2161▼ |']
+        ['| Run | AP |', '|---|---:|', '| medium (baseline) | 0.5756 |',
+         '| strong | **0.8781**▲ |', '| weak | 0.2161▼ |']
         """
         header = ["Run", *(escape.markdown(label) for label in self.summary.columns)]
+        labels = self.run_labels()
         rows = [
             [
-                escape.markdown(run),
+                escape.markdown(labels[run]),
                 *((f"**{text}**" if best and text else text) + mark for text, mark, best in cells),
             ]
             for run, cells in zip(self.summary.index, self.cells(ci=ci, digits=digits), strict=True)
         ]
+        legend = self.marks.legend(escape.markdown) + " Best value per metric in bold."
+        if ci:
+            legend += " ±: " + _MEAN_INTERVAL
         out = [
             "## Results",
             "",
             _markdown_rows(header, rows, numeric=[False] + [True] * (len(header) - 1)),
             "",
-            self.marks.legend(escape.markdown) + " Best value per metric in bold.",
+            legend,
             "",
             "## Comparisons",
             "",
             _markdown_frame(self.comparison_text(digits)),
+            "",
+            self.interval_note(),
             "",
         ]
         if self.efficiency is not None:
@@ -397,16 +503,65 @@ class Report:
             out += ["## Per query", "", _markdown_frame(text), ""]
         return "\n".join(out)
 
-    def to_html(self, *, ci: bool = False, digits: int = 4, per_query_rows: int = 20) -> str:
-        """The paper table, legend, comparison and first per-query rows as HTML.
+    def to_html(
+        self,
+        *,
+        ci: bool = False,
+        digits: int = 4,
+        per_query_rows: int = 20,
+        title: str = "Evaluation report",
+    ) -> str:
+        """A complete HTML page: the paper table, legend, comparison and first per-query rows.
 
-        Self-contained (one style block scoped to the report, no external files): bold
-        best values, green ▲ and red ▼ marks in a column of their own so values align.
+        Self-contained (UTF-8, one style block, no external files), so it can be saved
+        and opened as it is. Best values are bold, green ▲ and red ▼ marks sit in a
+        space of their own so values align, and a table wider than the window scrolls
+        sideways inside the page. In a notebook the report shows the same content as a
+        fragment (without ``<html>``, ``<head>`` and ``<title>``).
+
+        Parameters
+        ----------
+        ci : bool
+            Write each mean as ``mean ± half-width`` of its 95% t interval.
+        digits : int
+            Decimals of every value.
+        per_query_rows : int
+            Per-query rows shown (0: none).
+        title : str
+            The page's ``<title>`` and heading.
+
+        Examples
+        --------
+        >>> import pdireval
+        >>> from pdireval.datasets import example
+        >>> page = example().ireval.report("AP", baseline="medium").to_html()
+        >>> print(page[:15], "<title>Evaluation report</title>" in page)
+        <!DOCTYPE html> True
         """
+        return "\n".join(
+            [
+                "<!DOCTYPE html>",
+                '<html lang="en">',
+                "<head>",
+                '<meta charset="utf-8">',
+                '<meta name="viewport" content="width=device-width, initial-scale=1">',
+                f"<title>{escape.html(title)}</title>",
+                "</head>",
+                '<body style="margin: 1.5em; max-width: 100%">',
+                f'<h1 style="font: 600 20px system-ui, sans-serif">{escape.html(title)}</h1>',
+                self._html_fragment(ci=ci, digits=digits, per_query_rows=per_query_rows),
+                "</body>",
+                "</html>",
+            ]
+        )
+
+    def _html_fragment(self, *, ci: bool, digits: int, per_query_rows: int) -> str:
+        """The report as an HTML fragment (a notebook cell's output)."""
         header = ["Run", *(str(label) for label in self.summary.columns)]
+        labels = self.run_labels()
         body = []
         for run, cells in zip(self.summary.index, self.cells(ci=ci, digits=digits), strict=True):
-            shown = [f'<th style="text-align:left">{escape.html(run)}</th>']
+            shown = [f'<th scope="row">{escape.html(labels[run])}</th>']
             for (text, _, best), name in zip(cells, header[1:], strict=True):
                 value = f"<b>{escape.html(text)}</b>" if best and text else escape.html(text)
                 marks = "".join(
@@ -420,21 +575,29 @@ class Report:
             f'<th style="text-align:{"left" if i == 0 else "right"}">{escape.html(h)}</th>'
             for i, h in enumerate(header)
         )
+        legend = f"{self.legend()} Best value per metric in bold."
+        if ci:
+            legend += " ±: " + _MEAN_INTERVAL
         parts = [
             '<div class="pdireval-report">',
             _HTML_STYLE,
-            '<table class="paper">',
+            '<div class="scroll"><table class="paper">',
             f"<thead><tr>{head}</tr></thead>",
-            "<tbody>" + "".join(body) + "</tbody></table>",
-            f'<p class="legend">{escape.html(self.legend())} Best value per metric in bold.</p>',
+            "<tbody>" + "".join(body) + "</tbody></table></div>",
+            f'<p class="legend">{escape.html(legend)}</p>',
             "<details><summary>Comparisons</summary>",
+            '<div class="scroll">',
             self.comparison_text(digits).to_html(index=False, border=0, classes="ids3"),
+            "</div>",
+            f'<p class="legend">{escape.html(self.interval_note())}</p>',
             "</details>",
         ]
         if self.efficiency is not None:
             parts += [
                 "<details><summary>Efficiency</summary>",
-                self.efficiency_text().to_html(index=False, border=0),
+                '<div class="scroll">',
+                self.efficiency_text().to_html(index=False, border=0, classes="ids1"),
+                "</div>",
                 "</details>",
             ]
         per_query = self.per_query_flat()
@@ -443,19 +606,21 @@ class Report:
             parts += [
                 f"<details><summary>Per query (first {len(first_rows)} of {len(per_query)} rows)"
                 "</summary>",
+                '<div class="scroll">',
                 first_rows.to_html(
                     index=False,
                     border=0,
                     classes="ids2",
                     float_format=lambda v: f"{v:.{digits}f}",
                 ),
+                "</div>",
                 "</details>",
             ]
         parts.append("</div>")
         return "\n".join(parts)
 
     def _repr_html_(self) -> str:
-        return self.to_html()
+        return self._html_fragment(ci=False, digits=4, per_query_rows=20)
 
     def to_csv(self, folder: str | Path) -> list[Path]:
         """Write summary.csv, comparison.csv, per_query.csv and about.csv into ``folder``.
@@ -495,18 +660,26 @@ class Report:
 
 _HTML_STYLE = """<style>
 .pdireval-report {font-family: system-ui, -apple-system, "Segoe UI", Helvetica, Arial,
-  sans-serif; font-size: 14px; color: #1f2328; line-height: 1.4; overflow-x: auto}
+  sans-serif; font-size: 14px; color: #1f2328; line-height: 1.4; max-width: 100%}
+.pdireval-report .scroll {overflow-x: auto; max-width: 100%}
 .pdireval-report table {border-collapse: collapse; margin: 0.4em 0}
 .pdireval-report th, .pdireval-report td {padding: 3px 10px; text-align: right;
   font-variant-numeric: tabular-nums; border: none; white-space: nowrap}
+.pdireval-report thead th {font-weight: 600; vertical-align: bottom; white-space: normal}
+.pdireval-report tbody th {font-weight: normal; text-align: left}
+.pdireval-report tbody th, .pdireval-report .ids3 td:nth-child(-n+2),
+.pdireval-report .ids1 td:first-child {
+  white-space: normal; overflow-wrap: break-word; min-width: 12em; max-width: 22em}
 .pdireval-report thead tr {border-bottom: 1px solid #888}
 .pdireval-report table.paper {border-top: 2px solid #444; border-bottom: 2px solid #444}
 .pdireval-report tbody tr:nth-child(even) {background: #f6f8fa}
 .pdireval-report .ids3 :is(td, th):nth-child(-n+3),
 .pdireval-report .ids2 :is(td, th):nth-child(-n+2),
+.pdireval-report .ids1 :is(td, th):first-child,
 .pdireval-report table.paper th:first-child {text-align: left}
 .pdireval-report .mark {display: inline-block; min-width: 1.2em; text-align: left}
-.pdireval-report .legend {font-size: 12px; color: #57606a; margin: 0.2em 0 0.8em}
+.pdireval-report .legend {font-size: 12px; color: #57606a; margin: 0.2em 0 0.8em;
+  max-width: 60em}
 .pdireval-report summary {cursor: pointer; font-weight: 600; margin-top: 0.6em}
 </style>"""
 
@@ -550,16 +723,24 @@ def build_report(
     significance: Significance,
     *,
     latency: pd.Series | None = None,
+    runs: Sequence[Hashable] | None = None,
 ) -> Report:
     """Build a :class:`Report` from a per-query table indexed by (run, query), and the
     per-query times when the frame has them.
+
+    The report's runs are in the order of ``runs`` (the frame's order: see
+    :func:`run_order`), the baseline(s) first; runs ``runs`` does not name follow in
+    the table's order.
     """
+    present = list(table.index.get_level_values(0).unique())
+    order = _ordered(present, runs, significance.baseline)
+    rank = {run: i for i, run in enumerate(order)}
+    table = table.iloc[np.argsort(table.index.get_level_values(0).map(rank), kind="stable")]
     comparison = compare_table(table, significance)
-    runs = list(table.index.get_level_values(0).unique())
     baseline = significance.baseline
     reference: Hashable
     if baseline is None:
-        reference = runs[0]
+        reference = order[0]
     elif isinstance(baseline, list | tuple):
         reference = baseline[0]
     else:
@@ -585,16 +766,51 @@ def build_report(
         "baseline": baseline if baseline is not None else "all pairs",
         "per_query_baseline": reference,
         "summary": "mean over queries; ± is the half-width of the 95% Student t interval",
+        "interval of Δ": interval_note(
+            test, significance.correction, significance.alpha, len(comparison)
+        ),
     }
+    summary = cast(pd.DataFrame, aggregate(table, "mean"))  # a (run, query) table
     return Report(
-        summary=cast(pd.DataFrame, aggregate(table, "mean")),  # a (run, query) table
+        summary=summary.reindex(order),
         comparison=comparison,
         per_query=per_query,
-        intervals=_half_widths(table),
+        intervals=_half_widths(table).reindex(order),
         settings=info,
         definitions={metric.label: definition(metric) for metric in metrics},
-        efficiency=None if latency is None else efficiency_table(latency),
+        efficiency=None if latency is None else efficiency_table(latency).reindex(order),
     )
+
+
+def run_order(frame: pd.DataFrame, column: str | None) -> list[Hashable] | None:
+    """The runs of ``frame`` in the user's order: a categorical column's categories when
+    ordered, else the order in which the runs first appear (as ``pd.concat`` put them).
+
+    Examples
+    --------
+    >>> run_order(pd.DataFrame({"run": ["b", "b", "a", "c", "a"]}), "run")
+    ['b', 'a', 'c']
+    """
+    if column is None or column not in frame.columns:
+        return None
+    values = frame[column]
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        if values.cat.ordered:
+            return list(values.cat.categories)
+        codes = pd.unique(values.cat.codes.to_numpy())
+        return list(values.cat.categories.take(codes[codes >= 0]))
+    return list(pd.unique(values.dropna().to_numpy()))
+
+
+def _ordered(
+    present: list[Hashable], runs: Sequence[Hashable] | None, baseline: Any
+) -> list[Hashable]:
+    """``present`` in the order of ``runs``, the baseline(s) first."""
+    known = set(present)
+    order = list(dict.fromkeys([*(run for run in runs or () if run in known), *present]))
+    bases = list(baseline) if isinstance(baseline, list | tuple) else [baseline]
+    first = [base for base in dict.fromkeys(b for b in bases if b is not None) if base in known]
+    return first + [run for run in order if run not in first]
 
 
 def _half_widths(table: pd.DataFrame) -> pd.DataFrame:

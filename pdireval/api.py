@@ -7,8 +7,10 @@ prepares the frame once and runs every requested metric over the same arrays.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
-from typing import TYPE_CHECKING, Unpack
+import functools
+import inspect
+from collections.abc import Callable, Hashable, Mapping
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -16,7 +18,7 @@ import pandas as pd
 from pdireval import _evaluate
 from pdireval._comparison import compare_table, per_query_table
 from pdireval._errors import MetricError, SchemaError
-from pdireval._options import Evaluation, split_options
+from pdireval._options import Evaluation, Significance, _refuse_unknown
 from pdireval._prepare.columns import as_column_map
 from pdireval._prepare.merge import merge_qrels
 from pdireval._summary import aggregate, efficiency_table, summary_table
@@ -28,13 +30,19 @@ if TYPE_CHECKING:
     from pdireval._report import Report
     from pdireval.typing import (
         Aggregate,
+        Baseline,
         CiMethod,
         ColumnsLike,
-        ComparisonOptions,
-        EvaluationOptions,
+        Correction,
         MetricLike,
         MetricsLike,
+        QueryPolicy,
+        Test,
+        TiePolicy,
     )
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 __all__ = [
     "ap",
@@ -61,12 +69,92 @@ __all__ = [
 ]
 
 
+def _evaluation(
+    queries: QueryPolicy,
+    ties: TiePolicy,
+    max_rank: int | None,
+    judged_only: bool,
+    validate: bool,
+    qrels: pd.DataFrame | None,
+    qrels_columns: ColumnsLike,
+    ignore_self: bool = False,
+    rel_threshold: float | None = None,
+) -> Evaluation:
+    """A call's evaluation options, checked and frozen."""
+    return Evaluation.from_options(
+        {
+            "queries": queries,
+            "ties": ties,
+            "max_rank": max_rank,
+            "judged_only": judged_only,
+            "ignore_self": ignore_self,
+            "rel_threshold": rel_threshold,
+            "validate": validate,
+            "qrels": qrels,
+            "qrels_columns": qrels_columns,
+        }
+    )
+
+
+def _significance(
+    baseline: Baseline,
+    test: Test,
+    correction: Correction | None,
+    alpha: float,
+    n_resamples: int,
+    seed: int | np.random.SeedSequence | None,
+) -> Significance:
+    """A call's significance options, checked and frozen."""
+    return Significance.from_options(
+        {
+            "baseline": baseline,
+            "test": test,
+            "correction": correction,
+            "alpha": alpha,
+            "n_resamples": n_resamples,
+            "seed": seed,
+        }
+    )
+
+
+def _per_query(
+    frame: pd.DataFrame, metrics: MetricsLike, columns: ColumnsLike, evaluation: Evaluation
+) -> pd.DataFrame:
+    return _evaluate.per_query(frame, parse_metrics(metrics), columns, evaluation)
+
+
+def _keywords_checked(function: Callable[_P, _R]) -> Callable[_P, _R]:
+    """``function`` answering a misspelt keyword with a :class:`MetricError` that names the
+    closest option (Python's TypeError would name none), whatever function was called.
+    """
+    parameters = inspect.signature(function).parameters
+    accepted = frozenset(parameters)
+    options = tuple(name for name, p in parameters.items() if p.kind is p.KEYWORD_ONLY)
+
+    @functools.wraps(function)
+    def checked(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        if not accepted.issuperset(kwargs):
+            _refuse_unknown({name: None for name in kwargs if name not in accepted}, options)
+        return function(*args, **kwargs)
+
+    return checked
+
+
+@_keywords_checked
 def evaluate(
     frame: pd.DataFrame,
     metrics: MetricsLike,
     *,
     columns: ColumnsLike = None,
-    **options: Unpack[EvaluationOptions],
+    queries: QueryPolicy = "judged",
+    ties: TiePolicy = "trec",
+    max_rank: int | None = None,
+    judged_only: bool = False,
+    ignore_self: bool = False,
+    rel_threshold: float | None = None,
+    validate: bool = True,
+    qrels: pd.DataFrame | None = None,
+    qrels_columns: ColumnsLike = None,
 ) -> pd.DataFrame:
     """Per-query values of one or more metrics.
 
@@ -80,9 +168,6 @@ def evaluate(
         as ``"P_10"``, or objects such as ``P @ 10``. Duplicates collapse.
     columns : ColumnMap or dict, optional
         Which column plays which role, e.g. ``{"query": "qid", "rel": "label"}``.
-    **options
-        The evaluation options below, all keyword-only; every evaluating function of
-        pdireval takes them.
 
     Other Parameters
     ----------------
@@ -102,6 +187,20 @@ def evaluate(
     judged_only : bool
         Drop the retrieved documents without a judgment (no label, or a negative one)
         and rank the rest again, after ``max_rank`` (``trec_eval -J``).
+    ignore_self : bool
+        Leave out of each ranking the document whose id equals the query id, and rank
+        the rest again, before ``max_rank`` (BEIR's ``ignore_identical_ids``: in
+        ArguAna and Quora the queries are documents of the collection too, and each
+        would find itself). Judgments are kept: a judged document equal to its query
+        counts as judged but not retrieved. Ids are compared as text.
+    rel_threshold : float, optional
+        Labels need not be whole numbers (averaged grades, LLM probabilities): the
+        smallest label counted as relevant, for every measure -- it takes the place of
+        the measures' ``rel=`` (which must then be left at its default). Binary
+        measures count labels ``>= rel_threshold``; graded ones (nDCG, DCG) give those
+        labels their gain (the label itself by default) and the others none. Measures
+        that read labels as whole grades (ERR, the diversity measures, a ``gain=``
+        mapping) refuse fractional labels. ``None`` (default): labels are whole numbers.
     validate : bool
         Check the frame (null ids, duplicate documents, ranks, labels). Turn off only
         for frames already validated, e.g. in a tight loop.
@@ -162,10 +261,24 @@ def evaluate(
     q1      0.555556  0.5  0.666667
     """
     return _evaluate.per_query(
-        frame, parse_metrics(metrics), columns, Evaluation.from_options(options)
+        frame,
+        parse_metrics(metrics),
+        columns,
+        _evaluation(
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
+        ),
     )
 
 
+@_keywords_checked
 def summary(
     frame: pd.DataFrame,
     metrics: MetricsLike,
@@ -176,7 +289,15 @@ def summary(
     n_resamples: int = 10_000,
     seed: int | np.random.SeedSequence | None = None,
     columns: ColumnsLike = None,
-    **options: Unpack[EvaluationOptions],
+    queries: QueryPolicy = "judged",
+    ties: TiePolicy = "trec",
+    max_rank: int | None = None,
+    judged_only: bool = False,
+    ignore_self: bool = False,
+    rel_threshold: float | None = None,
+    validate: bool = True,
+    qrels: pd.DataFrame | None = None,
+    qrels_columns: ColumnsLike = None,
 ) -> pd.Series | pd.DataFrame:
     """Aggregate per-query values over queries: MAP, GMAP, MRR, mean nDCG@k, ...
 
@@ -198,9 +319,9 @@ def summary(
     n_resamples, seed
         Number of bootstrap resamples and the seed of ``numpy.random.default_rng``
         (same seed, same interval).
-    **options
-        Evaluation options (``queries``, ``ties``, ``max_rank``, ``judged_only``,
-        ``validate``, ``qrels``, ``qrels_columns``), as in :func:`evaluate`.
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
+        The evaluation options of :func:`evaluate`.
 
     Returns
     -------
@@ -233,7 +354,22 @@ def summary(
     """
     parsed = parse_metrics(metrics)
     timed = _has_times(frame, columns) and ci is None
-    table = evaluate(frame, [*parsed, Latency] if timed else parsed, columns=columns, **options)
+    table = _per_query(
+        frame,
+        [*parsed, Latency] if timed else parsed,
+        columns,
+        _evaluation(
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
+        ),
+    )
     if ci is not None:
         return summary_table(
             table, agg=agg, ci=ci, ci_method=ci_method, n_resamples=n_resamples, seed=seed
@@ -256,20 +392,32 @@ def _has_times(frame: pd.DataFrame, columns: ColumnsLike) -> bool:
     return as_column_map(columns).resolve(frame).time is not None
 
 
+@_keywords_checked
 def efficiency(
     frame: pd.DataFrame,
     *,
     columns: ColumnsLike = None,
-    **options: Unpack[EvaluationOptions],
+    queries: QueryPolicy = "judged",
+    ties: TiePolicy = "trec",
+    max_rank: int | None = None,
+    judged_only: bool = False,
+    ignore_self: bool = False,
+    rel_threshold: float | None = None,
+    validate: bool = True,
+    qrels: pd.DataFrame | None = None,
+    qrels_columns: ColumnsLike = None,
 ) -> pd.DataFrame:
     """How fast each run answered: latency percentiles and throughput, from the time column.
 
     Parameters
     ----------
-    frame, columns, **options
+    frame, columns
         As in :func:`evaluate`; the frame needs a time column (role ``time``: the
         seconds -- or a timedelta -- a run took for each query, on every row of the
         query or at least one).
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
+        The evaluation options of :func:`evaluate`.
 
     Returns
     -------
@@ -304,14 +452,29 @@ def efficiency(
          queries  latency_mean    mrt
     all        2          0.21  210.0
     """
-    table = evaluate(frame, Latency, columns=columns, **options)
+    table = _per_query(
+        frame,
+        Latency,
+        columns,
+        _evaluation(
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
+        ),
+    )
     return efficiency_table(table[Latency.default.label])
 
 
 def _single(
-    frame: pd.DataFrame, metric: Metric, columns: ColumnsLike, options: EvaluationOptions
+    frame: pd.DataFrame, metric: Metric, columns: ColumnsLike, evaluation: Evaluation
 ) -> pd.Series:
-    return evaluate(frame, metric, columns=columns, **options)[metric.label]
+    return _per_query(frame, metric, columns, evaluation)[metric.label]
 
 
 def _one_number(
@@ -319,9 +482,9 @@ def _one_number(
     metric: Metric,
     agg: str,
     columns: ColumnsLike,
-    options: EvaluationOptions,
+    evaluation: Evaluation,
 ) -> float:
-    table = evaluate(frame, metric, columns=columns, **options)
+    table = _per_query(frame, metric, columns, evaluation)
     if isinstance(table.index, pd.MultiIndex):
         runs = list(table.index.get_level_values(0).unique())
         if len(runs) > 1:
@@ -338,24 +501,36 @@ def _cut(metric: Metric, k: int | None) -> Metric:
     return metric @ k if k is not None else metric
 
 
+@_keywords_checked
 def precision(
     frame: pd.DataFrame,
     k: int,
     *,
     rel: int = 1,
     columns: ColumnsLike = None,
-    **options: Unpack[EvaluationOptions],
+    queries: QueryPolicy = "judged",
+    ties: TiePolicy = "trec",
+    max_rank: int | None = None,
+    judged_only: bool = False,
+    ignore_self: bool = False,
+    rel_threshold: float | None = None,
+    validate: bool = True,
+    qrels: pd.DataFrame | None = None,
+    qrels_columns: ColumnsLike = None,
 ) -> pd.Series:
     """Per-query precision at k (``P@k``).
 
     Parameters
     ----------
-    frame, columns, **options
+    frame, columns
         As in :func:`evaluate`.
     k : int
         The cutoff.
     rel : int
         Minimum label counted as relevant.
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
+        The evaluation options of :func:`evaluate`.
 
     Returns
     -------
@@ -369,27 +544,54 @@ def precision(
     >>> pdireval.precision(toy(), 5).round(2).tolist()
     [0.8, 0.2, 0.4, 0.4]
     """
-    return _single(frame, P(rel=rel) @ k, columns, options)
+    return _single(
+        frame,
+        P(rel=rel) @ k,
+        columns,
+        _evaluation(
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
+        ),
+    )
 
 
+@_keywords_checked
 def recall(
     frame: pd.DataFrame,
     k: int,
     *,
     rel: int = 1,
     columns: ColumnsLike = None,
-    **options: Unpack[EvaluationOptions],
+    queries: QueryPolicy = "judged",
+    ties: TiePolicy = "trec",
+    max_rank: int | None = None,
+    judged_only: bool = False,
+    ignore_self: bool = False,
+    rel_threshold: float | None = None,
+    validate: bool = True,
+    qrels: pd.DataFrame | None = None,
+    qrels_columns: ColumnsLike = None,
 ) -> pd.Series:
     """Per-query recall at k (``R@k``): the share of all relevant documents in the top k.
 
     Parameters
     ----------
-    frame, columns, **options
+    frame, columns
         As in :func:`evaluate`.
     k : int
         The cutoff.
     rel : int
         Minimum label counted as relevant.
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
+        The evaluation options of :func:`evaluate`.
 
     Returns
     -------
@@ -403,27 +605,54 @@ def recall(
     >>> pdireval.recall(toy(), 5).round(3).tolist()
     [0.667, 0.333, 0.333, 0.667]
     """
-    return _single(frame, R(rel=rel) @ k, columns, options)
+    return _single(
+        frame,
+        R(rel=rel) @ k,
+        columns,
+        _evaluation(
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
+        ),
+    )
 
 
+@_keywords_checked
 def ap(
     frame: pd.DataFrame,
     k: int | None = None,
     *,
     rel: int = 1,
     columns: ColumnsLike = None,
-    **options: Unpack[EvaluationOptions],
+    queries: QueryPolicy = "judged",
+    ties: TiePolicy = "trec",
+    max_rank: int | None = None,
+    judged_only: bool = False,
+    ignore_self: bool = False,
+    rel_threshold: float | None = None,
+    validate: bool = True,
+    qrels: pd.DataFrame | None = None,
+    qrels_columns: ColumnsLike = None,
 ) -> pd.Series:
     """Per-query average precision (``AP``, or ``AP@k`` with a cutoff).
 
     Parameters
     ----------
-    frame, columns, **options
+    frame, columns
         As in :func:`evaluate`.
     k : int, optional
         Count only the relevant documents in the top k (still divided by all of them).
     rel : int
         Minimum label counted as relevant.
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
+        The evaluation options of :func:`evaluate`.
 
     Returns
     -------
@@ -437,27 +666,54 @@ def ap(
     >>> pdireval.ap(toy()).round(4).tolist()
     [0.775, 0.5444, 0.5212, 0.4429]
     """
-    return _single(frame, _cut(AP(rel=rel), k), columns, options)
+    return _single(
+        frame,
+        _cut(AP(rel=rel), k),
+        columns,
+        _evaluation(
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
+        ),
+    )
 
 
+@_keywords_checked
 def map(  # noqa: A001 - the name users expect
     frame: pd.DataFrame,
     k: int | None = None,
     *,
     rel: int = 1,
     columns: ColumnsLike = None,
-    **options: Unpack[EvaluationOptions],
+    queries: QueryPolicy = "judged",
+    ties: TiePolicy = "trec",
+    max_rank: int | None = None,
+    judged_only: bool = False,
+    ignore_self: bool = False,
+    rel_threshold: float | None = None,
+    validate: bool = True,
+    qrels: pd.DataFrame | None = None,
+    qrels_columns: ColumnsLike = None,
 ) -> float:
     """Mean average precision of the frame's one run.
 
     Parameters
     ----------
-    frame, columns, **options
+    frame, columns
         As in :func:`evaluate`.
     k : int, optional
         Mean of ``AP@k`` instead of ``AP``.
     rel : int
         Minimum label counted as relevant.
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
+        The evaluation options of :func:`evaluate`.
 
     Returns
     -------
@@ -477,16 +733,41 @@ def map(  # noqa: A001 - the name users expect
     >>> round(pdireval.map(frame[frame["run"] == "system1"]), 4)
     0.6597
     """
-    return _one_number(frame, _cut(AP(rel=rel), k), "mean", columns, options)
+    return _one_number(
+        frame,
+        _cut(AP(rel=rel), k),
+        "mean",
+        columns,
+        _evaluation(
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
+        ),
+    )
 
 
+@_keywords_checked
 def gmap(
     frame: pd.DataFrame,
     k: int | None = None,
     *,
     rel: int = 1,
     columns: ColumnsLike = None,
-    **options: Unpack[EvaluationOptions],
+    queries: QueryPolicy = "judged",
+    ties: TiePolicy = "trec",
+    max_rank: int | None = None,
+    judged_only: bool = False,
+    ignore_self: bool = False,
+    rel_threshold: float | None = None,
+    validate: bool = True,
+    qrels: pd.DataFrame | None = None,
+    qrels_columns: ColumnsLike = None,
 ) -> float:
     """Geometric mean average precision of the frame's one run (trec_eval's gm_map).
 
@@ -495,12 +776,15 @@ def gmap(
 
     Parameters
     ----------
-    frame, columns, **options
+    frame, columns
         As in :func:`evaluate`.
     k : int, optional
         Geometric mean of ``AP@k`` instead of ``AP``.
     rel : int
         Minimum label counted as relevant.
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
+        The evaluation options of :func:`evaluate`.
 
     Returns
     -------
@@ -523,27 +807,55 @@ def gmap(
     >>> round(pdireval.gmap(frame[frame["run"] == "system2"]), 4)
     0.4804
     """
-    return _one_number(frame, _cut(AP(rel=rel), k), "gmean", columns, options)
+    return _one_number(
+        frame,
+        _cut(AP(rel=rel), k),
+        "gmean",
+        columns,
+        _evaluation(
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
+        ),
+    )
 
 
+@_keywords_checked
 def rr(
     frame: pd.DataFrame,
     k: int | None = None,
     *,
     rel: int = 1,
     columns: ColumnsLike = None,
-    **options: Unpack[EvaluationOptions],
+    queries: QueryPolicy = "judged",
+    ties: TiePolicy = "trec",
+    max_rank: int | None = None,
+    judged_only: bool = False,
+    ignore_self: bool = False,
+    rel_threshold: float | None = None,
+    validate: bool = True,
+    qrels: pd.DataFrame | None = None,
+    qrels_columns: ColumnsLike = None,
 ) -> pd.Series:
     """Per-query reciprocal rank of the first relevant document (``RR`` or ``RR@k``).
 
     Parameters
     ----------
-    frame, columns, **options
+    frame, columns
         As in :func:`evaluate`.
     k : int, optional
         0 when the first relevant document lies below k.
     rel : int
         Minimum label counted as relevant.
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
+        The evaluation options of :func:`evaluate`.
 
     Returns
     -------
@@ -557,27 +869,54 @@ def rr(
     >>> pdireval.rr(toy()).tolist()
     [1.0, 1.0, 0.5, 0.5]
     """
-    return _single(frame, _cut(RR(rel=rel), k), columns, options)
+    return _single(
+        frame,
+        _cut(RR(rel=rel), k),
+        columns,
+        _evaluation(
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
+        ),
+    )
 
 
+@_keywords_checked
 def mrr(
     frame: pd.DataFrame,
     k: int | None = None,
     *,
     rel: int = 1,
     columns: ColumnsLike = None,
-    **options: Unpack[EvaluationOptions],
+    queries: QueryPolicy = "judged",
+    ties: TiePolicy = "trec",
+    max_rank: int | None = None,
+    judged_only: bool = False,
+    ignore_self: bool = False,
+    rel_threshold: float | None = None,
+    validate: bool = True,
+    qrels: pd.DataFrame | None = None,
+    qrels_columns: ColumnsLike = None,
 ) -> float:
     """Mean reciprocal rank of the frame's one run.
 
     Parameters
     ----------
-    frame, columns, **options
+    frame, columns
         As in :func:`evaluate`.
     k : int, optional
         Mean of ``RR@k`` instead of ``RR``.
     rel : int
         Minimum label counted as relevant.
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
+        The evaluation options of :func:`evaluate`.
 
     Returns
     -------
@@ -596,9 +935,26 @@ def mrr(
     >>> pdireval.mrr(frame[frame["run"] == "system2"])
     0.5
     """
-    return _one_number(frame, _cut(RR(rel=rel), k), "mean", columns, options)
+    return _one_number(
+        frame,
+        _cut(RR(rel=rel), k),
+        "mean",
+        columns,
+        _evaluation(
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
+        ),
+    )
 
 
+@_keywords_checked
 def ndcg(
     frame: pd.DataFrame,
     k: int | None = None,
@@ -608,13 +964,21 @@ def ndcg(
     discount: str = "log2",
     base: float = 2,
     columns: ColumnsLike = None,
-    **options: Unpack[EvaluationOptions],
+    queries: QueryPolicy = "judged",
+    ties: TiePolicy = "trec",
+    max_rank: int | None = None,
+    judged_only: bool = False,
+    ignore_self: bool = False,
+    rel_threshold: float | None = None,
+    validate: bool = True,
+    qrels: pd.DataFrame | None = None,
+    qrels_columns: ColumnsLike = None,
 ) -> pd.Series:
     """Per-query normalised discounted cumulative gain (``nDCG`` or ``nDCG@k``).
 
     Parameters
     ----------
-    frame, columns, **options
+    frame, columns
         As in :func:`evaluate`.
     k : int, optional
         The cutoff; all retrieved documents without it.
@@ -622,6 +986,9 @@ def ndcg(
         The parameters of ``nDCG`` (see the measures catalogue): minimum label counted,
         ``'linear'`` or ``'exp'`` gains (or a mapping label -> gain), the ``'log2'``
         or ``'jarvelin'`` discount and its base.
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
+        The evaluation options of :func:`evaluate`.
 
     Returns
     -------
@@ -636,9 +1003,25 @@ def ndcg(
     [0.786, 0.4693, 0.3452, 0.4776]
     """
     metric = nDCG(rel=rel, gain=gain, discount=discount, base=base)
-    return _single(frame, _cut(metric, k), columns, options)
+    return _single(
+        frame,
+        _cut(metric, k),
+        columns,
+        _evaluation(
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
+        ),
+    )
 
 
+@_keywords_checked
 def dcg(
     frame: pd.DataFrame,
     k: int | None = None,
@@ -648,18 +1031,29 @@ def dcg(
     discount: str = "log2",
     base: float = 2,
     columns: ColumnsLike = None,
-    **options: Unpack[EvaluationOptions],
+    queries: QueryPolicy = "judged",
+    ties: TiePolicy = "trec",
+    max_rank: int | None = None,
+    judged_only: bool = False,
+    ignore_self: bool = False,
+    rel_threshold: float | None = None,
+    validate: bool = True,
+    qrels: pd.DataFrame | None = None,
+    qrels_columns: ColumnsLike = None,
 ) -> pd.Series:
     """Per-query discounted cumulative gain (``DCG`` or ``DCG@k``).
 
     Parameters
     ----------
-    frame, columns, **options
+    frame, columns
         As in :func:`evaluate`.
     k : int, optional
         The cutoff; all retrieved documents without it.
     rel, gain, discount, base
         As in :func:`ndcg`.
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
+        The evaluation options of :func:`evaluate`.
 
     Returns
     -------
@@ -674,24 +1068,51 @@ def dcg(
     [1.5, 1.0, 0.6309, 0.6309]
     """
     metric = DCG(rel=rel, gain=gain, discount=discount, base=base)
-    return _single(frame, _cut(metric, k), columns, options)
+    return _single(
+        frame,
+        _cut(metric, k),
+        columns,
+        _evaluation(
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
+        ),
+    )
 
 
+@_keywords_checked
 def r_precision(
     frame: pd.DataFrame,
     *,
     rel: int = 1,
     columns: ColumnsLike = None,
-    **options: Unpack[EvaluationOptions],
+    queries: QueryPolicy = "judged",
+    ties: TiePolicy = "trec",
+    max_rank: int | None = None,
+    judged_only: bool = False,
+    ignore_self: bool = False,
+    rel_threshold: float | None = None,
+    validate: bool = True,
+    qrels: pd.DataFrame | None = None,
+    qrels_columns: ColumnsLike = None,
 ) -> pd.Series:
     """Per-query R-precision (``Rprec``): precision at rank R, the number of relevant documents.
 
     Parameters
     ----------
-    frame, columns, **options
+    frame, columns
         As in :func:`evaluate`.
     rel : int
         Minimum label counted as relevant.
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
+        The evaluation options of :func:`evaluate`.
 
     Returns
     -------
@@ -705,27 +1126,54 @@ def r_precision(
     >>> pdireval.r_precision(toy()).round(4).tolist()
     [0.8333, 0.3333, 0.5, 0.3333]
     """
-    return _single(frame, Rprec(rel=rel), columns, options)
+    return _single(
+        frame,
+        Rprec(rel=rel),
+        columns,
+        _evaluation(
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
+        ),
+    )
 
 
+@_keywords_checked
 def success(
     frame: pd.DataFrame,
     k: int,
     *,
     rel: int = 1,
     columns: ColumnsLike = None,
-    **options: Unpack[EvaluationOptions],
+    queries: QueryPolicy = "judged",
+    ties: TiePolicy = "trec",
+    max_rank: int | None = None,
+    judged_only: bool = False,
+    ignore_self: bool = False,
+    rel_threshold: float | None = None,
+    validate: bool = True,
+    qrels: pd.DataFrame | None = None,
+    qrels_columns: ColumnsLike = None,
 ) -> pd.Series:
     """Per-query success at k (``Success@k``): 1 when a relevant document is in the top k.
 
     Parameters
     ----------
-    frame, columns, **options
+    frame, columns
         As in :func:`evaluate`.
     k : int
         The cutoff.
     rel : int
         Minimum label counted as relevant.
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
+        The evaluation options of :func:`evaluate`.
 
     Returns
     -------
@@ -739,15 +1187,45 @@ def success(
     >>> pdireval.success(toy(), 1).tolist()
     [1.0, 1.0, 0.0, 0.0]
     """
-    return _single(frame, Success(rel=rel) @ k, columns, options)
+    return _single(
+        frame,
+        Success(rel=rel) @ k,
+        columns,
+        _evaluation(
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
+        ),
+    )
 
 
+@_keywords_checked
 def compare(
     frame: pd.DataFrame,
     metrics: MetricsLike,
     *,
+    baseline: Baseline = None,
+    test: Test = "t",
+    correction: Correction | None = "holm",
+    alpha: float = 0.05,
+    n_resamples: int = 10_000,
+    seed: int | np.random.SeedSequence | None = None,
     columns: ColumnsLike = None,
-    **options: Unpack[ComparisonOptions],
+    queries: QueryPolicy = "judged",
+    ties: TiePolicy = "trec",
+    max_rank: int | None = None,
+    judged_only: bool = False,
+    ignore_self: bool = False,
+    rel_threshold: float | None = None,
+    validate: bool = True,
+    qrels: pd.DataFrame | None = None,
+    qrels_columns: ColumnsLike = None,
 ) -> pd.DataFrame:
     """Paired significance tests between runs, with effect sizes and confidence intervals.
 
@@ -755,11 +1233,6 @@ def compare(
     ----------
     frame, metrics, columns
         As in :func:`evaluate`; the frame needs a run column with at least two runs.
-    **options
-        The evaluation options of :func:`evaluate` and the significance options below.
-
-    Other Parameters
-    ----------------
     baseline : run id, list of run ids, or None
         One run: every other run is compared to it. A list: each listed run in turn
         (a pair already compared is not repeated in reverse). ``None`` (default): all
@@ -786,6 +1259,9 @@ def compare(
         Seed of ``numpy.random.default_rng``. With a seed the permutation and
         bootstrap results are reproducible; each metric uses the same resamples, so a
         comparison's p-value does not depend on the other comparisons in the call.
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
+        The evaluation options of :func:`evaluate`.
 
     Returns
     -------
@@ -840,18 +1316,38 @@ def compare(
     0  system2  system1     AP -0.1777     0       2
     1  system2  system1    P@5 -0.1000     1       1
     """
-    evaluation, significance = split_options(options)
+    evaluation = _evaluation(
+        queries,
+        ties,
+        max_rank,
+        judged_only,
+        validate,
+        qrels,
+        qrels_columns,
+        ignore_self,
+        rel_threshold,
+    )
+    significance = _significance(baseline, test, correction, alpha, n_resamples, seed)
     table = _evaluate.per_query(frame, parse_metrics(metrics), columns, evaluation)
     return compare_table(table, significance)
 
 
+@_keywords_checked
 def per_query(
     frame: pd.DataFrame,
     metric: MetricLike,
     *,
     baseline: Hashable | None = None,
     columns: ColumnsLike = None,
-    **options: Unpack[EvaluationOptions],
+    queries: QueryPolicy = "judged",
+    ties: TiePolicy = "trec",
+    max_rank: int | None = None,
+    judged_only: bool = False,
+    ignore_self: bool = False,
+    rel_threshold: float | None = None,
+    validate: bool = True,
+    qrels: pd.DataFrame | None = None,
+    qrels_columns: ColumnsLike = None,
 ) -> pd.DataFrame:
     """Per-query values of one metric, run by run, with the differences to a baseline.
 
@@ -859,12 +1355,15 @@ def per_query(
 
     Parameters
     ----------
-    frame, columns, **options
+    frame, columns
         As in :func:`evaluate`; the frame needs a run column with at least two runs.
     metric : str or Metric
         One metric.
     baseline : run id, optional
         The run the others are compared to; the run that sorts first when omitted.
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
+        The evaluation options of :func:`evaluate`.
 
     Returns
     -------
@@ -895,16 +1394,46 @@ def per_query(
     if len(parsed) != 1:
         msg = f"per_query takes one metric, got {[m.label for m in parsed]}"
         raise MetricError(msg)
-    table = evaluate(frame, parsed, columns=columns, **options)
+    table = _per_query(
+        frame,
+        parsed,
+        columns,
+        _evaluation(
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
+        ),
+    )
     return per_query_table(table, baseline=baseline)
 
 
+@_keywords_checked
 def report(
     frame: pd.DataFrame,
     metrics: MetricsLike,
     *,
+    baseline: Baseline = None,
+    test: Test = "t",
+    correction: Correction | None = "holm",
+    alpha: float = 0.05,
+    n_resamples: int = 10_000,
+    seed: int | np.random.SeedSequence | None = None,
     columns: ColumnsLike = None,
-    **options: Unpack[ComparisonOptions],
+    queries: QueryPolicy = "judged",
+    ties: TiePolicy = "trec",
+    max_rank: int | None = None,
+    judged_only: bool = False,
+    ignore_self: bool = False,
+    rel_threshold: float | None = None,
+    validate: bool = True,
+    qrels: pd.DataFrame | None = None,
+    qrels_columns: ColumnsLike = None,
 ) -> Report:
     """Evaluate once and build a :class:`~pdireval.Report` of the runs.
 
@@ -912,10 +1441,14 @@ def report(
     ----------
     frame, metrics, columns
         As in :func:`evaluate`; the frame needs a run column with at least two runs.
-    **options
-        The evaluation options of :func:`evaluate` and the significance options of
-        :func:`compare`. The per-query table takes its deltas to ``baseline`` (the
-        first of a list; the run that sorts first when ``None``).
+    baseline, test, correction, alpha, n_resamples, seed
+        The significance options of :func:`compare`. The runs keep the frame's order (the
+        order they first appear, or an ordered categorical's), the baseline(s) first; the
+        per-query table takes its deltas to ``baseline`` (the first of a list; the first
+        run when ``None``, which is also the baseline of each pair it is in).
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
+        The evaluation options of :func:`evaluate`.
 
     Returns
     -------
@@ -943,36 +1476,60 @@ def report(
     0  system2       AP        False
     1  system2  nDCG@10        False
     """
-    evaluation, significance = split_options(options)
+    evaluation = _evaluation(
+        queries,
+        ties,
+        max_rank,
+        judged_only,
+        validate,
+        qrels,
+        qrels_columns,
+        ignore_self,
+        rel_threshold,
+    )
+    significance = _significance(baseline, test, correction, alpha, n_resamples, seed)
     parsed = parse_metrics(metrics)
     timed = _has_times(frame, columns) and Latency.default not in parsed
     table = _evaluate.per_query(
         frame, [*parsed, Latency.default] if timed else parsed, columns, evaluation
     )
     latency = table.pop(Latency.default.label) if timed else None
-    from pdireval._report import build_report  # loaded when first used
+    from pdireval._report import build_report, run_order  # loaded when first used
 
-    return build_report(table, parsed, evaluation, significance, latency=latency)
+    runs = run_order(frame, as_column_map(columns).resolve(frame).run)
+    return build_report(table, parsed, evaluation, significance, latency=latency, runs=runs)
 
 
+@_keywords_checked
 def tie_groups(
     frame: pd.DataFrame,
     k: int,
     *,
     rel: int = 1,
     columns: ColumnsLike = None,
-    **options: Unpack[EvaluationOptions],
+    queries: QueryPolicy = "judged",
+    ties: TiePolicy = "trec",
+    max_rank: int | None = None,
+    judged_only: bool = False,
+    ignore_self: bool = False,
+    rel_threshold: float | None = None,
+    validate: bool = True,
+    qrels: pd.DataFrame | None = None,
+    qrels_columns: ColumnsLike = None,
 ) -> pd.DataFrame:
     """Groups of equal scores that straddle the cutoff k: where the tie rule changes P@k.
 
     Parameters
     ----------
-    frame, columns, **options
+    frame, columns
         As in :func:`evaluate` (ranked by score; a rank column has no ties).
     k : int
         The cutoff to check.
     rel : int
         Minimum label counted as relevant, for the ``relevant`` column.
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
+        The evaluation options of :func:`evaluate`.
 
     Returns
     -------
@@ -996,4 +1553,20 @@ def tie_groups(
     if isinstance(rel, bool) or not isinstance(rel, int | np.integer) or rel < 0:
         msg = f"rel={rel!r} must be a whole number >= 0"
         raise MetricError(msg)
-    return _evaluate.tie_groups(frame, int(k), int(rel), columns, Evaluation.from_options(options))
+    return _evaluate.tie_groups(
+        frame,
+        int(k),
+        int(rel),
+        columns,
+        _evaluation(
+            queries,
+            ties,
+            max_rank,
+            judged_only,
+            validate,
+            qrels,
+            qrels_columns,
+            ignore_self,
+            rel_threshold,
+        ),
+    )

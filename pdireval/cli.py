@@ -6,6 +6,7 @@ Usage::
              [--format trec|table|csv|json|markdown|latex|xlsx] [-o FILE] [--baseline RUN]
              [--load MODULE]   # e.g. a file declaring metrics with pdireval.metrics.define
     pdireval demo        # evaluate and compare the built-in example collection
+    pdireval demo --write DIR   # write it as TREC files (qrels.txt, strong.txt, ...)
 
 With one run, the default ``--format trec`` prints what trec_eval 9.0.8 prints, line for
 line, for the measures pdireval has. Options follow trec_eval: ``-q`` per-query lines,
@@ -21,625 +22,30 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
-import json
-import math
-import re
 import sys
-import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar, cast
 
-import numpy as np
 import pandas as pd
 
 import pdireval
-from pdireval._errors import MetricError, MissingDependencyError, PdirevalError, SchemaError
-from pdireval._prepare.merge import merge_qrels
+from pdireval._errors import MissingDependencyError, PdirevalError
 from pdireval._version import __version__
-from pdireval.io import _run_lines, read_qrels, read_run
-from pdireval.metrics import REGISTRY, Metric, parse_metric
-from pdireval.metrics._base import TrecMeasure
-
-if TYPE_CHECKING:
-    from pdireval._report import Report
 
 __all__ = ["main"]
 
-#: trec_eval's print order (``-m all_trec``). The measures themselves -- pdireval name,
-#: default parameters, summary, whether -l applies -- are declared on the metric
-#: families (``Family.trec_eval``); runid, num_q and relstring are the command line's own.
-_PRINT_ORDER = (
-    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
-    "bpref", "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref",
-    "Rprec_mult", "utility", "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg",
-    "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P",
-    "set_recall", "set_map", "set_F", "num_nonrel_judged_ret",
-)  # fmt: skip
-_ORDER = {name: position for position, name in enumerate(_PRINT_ORDER)}
-
-
-def _trec_table() -> dict[str, TrecMeasure | None]:
-    """Every trec_eval measure the registry declares, in trec_eval's print order."""
-    declared: dict[str, TrecMeasure | None] = {name: None for name in _OWN}
-    declared |= {m.name: m for family in REGISTRY.values() for m in family.trec_eval}
-    return dict(sorted(declared.items(), key=lambda item: _ORDER.get(item[0], len(_ORDER))))
-
-
-#: The command line's own measures: the run's tag, the number of queries, and the labels
-#: of each ranking's first documents as a string (printed per query only).
-_OWN = ("runid", "num_q", "relstring")
-#: Measures whose parameters are ``level=gain`` pairs; the others keep gain = level.
-_GAIN_PAIRS = frozenset({"ndcg", "ndcg_rel", "Rndcg", "G"})
-_PAIR = re.compile(r"([^=,]+)=([^=,]*)")
-
-
-_OFFICIAL = [
-    "runid",
-    "num_q",
-    "num_ret",
-    "num_rel",
-    "num_rel_ret",
-    "map",
-    "gm_map",
-    "Rprec",
-    "bpref",
-    "recip_rank",
-    "iprec_at_recall",
-    "P",
-]
-_COMPACT = ("AP", "nDCG@10", "P@10", "R@100", "RR", "Rprec")
 _FORMATS = ("trec", "table", "csv", "json", "markdown", "latex", "xlsx")
-
-
-@dataclass(frozen=True)
-class _Measure:
-    """One output line's measure: printed name, pdireval metric, kind of summary."""
-
-    name: str
-    metric: Metric | None  # None: runid / num_q
-    order: tuple[int, int]
-    summary: str = "mean"  # "mean", "sum", "gmean", "runid", "num_q", "relstring"
-    leveled: bool = True  # -l applies (trec_eval's ndcg measures ignore the level)
-    length: int = 10  # relstring: how many documents
 
 
 class _UsageError(Exception):
     """Bad command-line input (exit status 2)."""
 
 
-_C_FLOAT = re.compile(r"\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
-_C_INTEGER = re.compile(r"\s*[+-]?\d+")
-
-
-def _c_number(text: str, *, whole: bool) -> float:
-    """What C's atol (``whole``) or atof reads from ``text``: its numeric prefix, else 0."""
-    found = (_C_INTEGER if whole else _C_FLOAT).match(text)
-    return float(found.group()) if found else 0.0
-
-
-def _trec_parameters(measure: TrecMeasure, params: str) -> tuple[float, ...]:
-    """The parameters of ``name.params``, read, sorted and checked as trec_eval does."""
-    spec = f"{measure.name}.{params}"
-    whole = measure.parameter == "cutoffs"
-    values = [_c_number(text, whole=whole) for text in params.split(",")]
-    if measure.parameter == "value":
-        if len(values) != 1:
-            msg = f"trec_eval measure {measure.name!r} takes one parameter (got {spec})"
-            raise MetricError(msg)
-        return tuple(values)
-    values.sort()
-    if whole and values[0] <= 0:
-        msg = f"cutoffs must be positive whole numbers (got {spec})"
-        raise MetricError(msg)
-    if len(set(values)) != len(values):
-        msg = f"duplicate cutoffs in {spec}, which trec_eval refuses"
-        raise MetricError(msg)
-    return tuple(values)
-
-
-def _gains(name: str, params: str) -> dict[int, float]:
-    """``level=gain`` pairs as trec_eval reads them (C's atol and atof)."""
-    parts = params.split(",")
-    pairs = [_PAIR.fullmatch(part) for part in parts]
-    if not all(pairs):
-        msg = f"{name}.{params}: parameters must be level=gain pairs, e.g. {name}.1=1,2=3"
-        raise MetricError(msg)
-    gains = {
-        int(_c_number(pair.group(1), whole=True)): _c_number(pair.group(2), whole=False)
-        for pair in pairs
-        if pair
-    }
-    if len(gains) != len(parts):
-        msg = f"{name}.{params} gives a relevance level two gains"
-        raise MetricError(msg)
-    return gains
-
-
-def _trec_measures(name: str, params: str | None) -> list[_Measure]:
-    measure = _trec_table()[name]
-    order = _ORDER.get(name, len(_ORDER))
-    takes = name == "relstring" or (measure is not None and measure.parameter != "none")
-    if params is not None and not (takes or name in _GAIN_PAIRS):
-        msg = f"trec_eval measure {name!r} takes no parameters (got {name}.{params})"
-        raise MetricError(msg)
-    # trec_eval names a measure of one value or of pairs by the parameters as typed
-    printed = name if params is None else f"{name}_{params}"
-    if name == "relstring":
-        length = 10 if params is None else int(_c_number(params, whole=False))
-        return [_Measure(printed, None, (order, 0), name, length=length)]
-    if measure is None:  # runid, num_q: summary lines only
-        return [_Measure(name, None, (order, 0), name)]
-    if name in _GAIN_PAIRS and params is not None:
-        base = parse_metric(measure.metric_name())
-        metric = base.family(**(base.parameters | {"gain": _gains(name, params)}))
-        return [_Measure(printed, metric, (order, 0), measure.summary, measure.leveled)]
-    values: tuple[float | None, ...] = (
-        _trec_parameters(measure, params) if params is not None else measure.defaults or (None,)
-    )
-    return [
-        _Measure(
-            printed if measure.parameter == "value" else measure.key(value),
-            parse_metric(measure.metric_name(value)),
-            (order, index),
-            measure.summary,
-            measure.leveled,
-        )
-        for index, value in enumerate(values)
-    ]
-
-
-def parse_measures(specs: Sequence[str], *, trec_order: bool = True) -> list[_Measure]:
-    """Turn ``-m`` arguments into measures, duplicates dropped: in trec_eval's print order,
-    or (``trec_order=False``, for the tables) in the order asked.
-    """
-    # as in trec_eval, a measure is computed once, with the first parameters given for it
-    given: dict[str, str] = {}
-    for spec in specs:
-        family, dot, params = spec.partition(".")
-        if dot and family in _trec_table():
-            given.setdefault(family, params)
-    asked: list[tuple[int, _Measure]] = []
-    for position, spec in enumerate(specs):
-        if spec in ("official", "all_trec"):
-            families = _OFFICIAL if spec == "official" else list(_trec_table())
-            for family in families:
-                asked += [(position, m) for m in _trec_measures(family, given.get(family))]
-            continue
-        family = spec.partition(".")[0]
-        if family in _trec_table():
-            asked += [(position, m) for m in _trec_measures(family, given.get(family))]
-            continue
-        metric = parse_metric(spec)  # a pdireval name; raises MetricError with a hint
-        metric.validate()
-        asked.append((position, _Measure(metric.label, metric, (len(_ORDER) + 1, position))))
-    first: dict[tuple[str, str], tuple[int, _Measure]] = {}
-    for position, m in asked:
-        first.setdefault((m.name, m.summary), (position, m))
-    if trec_order:
-        return sorted((m for _, m in first.values()), key=lambda m: m.order)
-    return [m for _, m in sorted(first.values(), key=lambda pair: (pair[0], pair[1].order))]
-
-
-def _metric(measure: _Measure, level: int | None) -> Metric:
-    """The measure's metric with ``rel=level`` where -l applies."""
-    metric = measure.metric
-    if metric is None:  # runid / num_q: never evaluated
-        msg = f"{measure.name} is not a per-query measure"
-        raise MetricError(msg)
-    if level is None or not measure.leveled or "rel" not in metric.family.params:
-        return metric
-    params = tuple((k, level if k == "rel" else v) for k, v in metric.params)
-    return Metric(metric.family, params, metric.k)
-
-
-def _metrics(measures: list[_Measure], level: int | None) -> list[Metric]:
-    return list(dict.fromkeys(_metric(m, level) for m in measures if m.metric))
-
-
-# --------------------------------------------------------------------------- evaluation
-
-
-def _options(args: argparse.Namespace, qrels: pd.DataFrame) -> dict:
-    """trec_eval's -c, -M and -J, and the judgments, as the keyword arguments of every
-    evaluating call (the runs are matched with the qrels without a merged frame).
-    """
-    return {
-        "queries": "judged" if args.complete else "retrieved",
-        "max_rank": args.max_rank,
-        "judged_only": args.judged_only,
-        "qrels": qrels,
-    }
-
-
-def _evaluate(
-    frame: pd.DataFrame, qrels: pd.DataFrame, measures: list[_Measure], args: argparse.Namespace
-):
-    """Per-query values (index (run, query)) with one column per measure name."""
-    metrics = {m.name: _metric(m, args.level) for m in measures if m.metric}
-    unique = list(dict.fromkeys(metrics.values()))
-    counts = [parse_metric("NumRet"), _metric(_trec_measures("num_rel", None)[0], args.level)]
-    unique += [metric for metric in counts if metric not in unique]
-    values = pdireval.evaluate(frame, unique, **_options(args, qrels))
-    table = pd.DataFrame(
-        {name: values[metric.label] for name, metric in metrics.items()}, index=values.index
-    )
-    num_ret, num_rel = (values[metric.label].to_numpy() for metric in counts)
-    for name, metric in metrics.items():
-        family = metric.family.name
-        if args.judged_only and family in ("IPrec", "iAP"):
-            # trec_eval divides 0 by 0 when -J leaves a query nothing retrieved: its
-            # interpolated precision is NaN at every recall level needing no relevant
-            # document, and so is the 11-point average, whose first level (0.0) needs none
-            level = float(metric.k or 0.0) if family == "IPrec" else 0.0
-            table.loc[(num_ret == 0) & (np.floor(level * num_rel + 0.9) == 0), name] = np.nan
-        if family == "Rndcg" and args.level is not None:
-            # trec_eval's Rndcg ignores -l but for a query with no document at that level
-            table.loc[num_rel == 0, name] = 0.0
-    for m in measures:
-        if m.summary == "relstring" and args.per_query:
-            labelled = merge_qrels(frame, qrels)
-            table[m.name] = _relstrings(labelled, m.length, args).reindex(table.index)
-    return table
-
-
-def _evaluate_checked(
-    frame: pd.DataFrame, qrels: pd.DataFrame, measures: list[_Measure], args: argparse.Namespace
-):
-    """``_evaluate``, and when it refuses the frame, the files' own line-numbered error
-    where a run file lists a document twice for a query.
-    """
-    try:
-        return _evaluate(frame, qrels, measures, args)
-    except SchemaError:
-        for path in args.runs:
-            read_run(path)  # raises "file, line N: document ... appears twice"
-        raise
-
-
-def _relstrings(frame: pd.DataFrame, length: int, args: argparse.Namespace) -> pd.Series:
-    """trec_eval's ``relstring``: the labels of each ranking's first ``length`` documents,
-    a character each -- the label 0-9, ``>`` above 9, ``.`` for a negative label
-    (judged but unusable), ``-`` for a document not in the qrels. Rankings are ordered
-    as trec_eval orders them (score, then doc id, descending), cut at ``-M`` and, with
-    ``-J``, left with their judged documents only.
-    """
-    rows = frame.loc[frame["score"].notna(), ["run", "query", "doc", "score", "rel"]]
-    rows = rows.sort_values(
-        ["run", "query", "score", "doc"], ascending=[True, True, False, False], kind="stable"
-    )
-    if args.max_rank is not None:
-        rows = rows[_places(rows) < args.max_rank]
-    if args.judged_only:
-        rows = rows[rows["rel"].to_numpy(dtype=np.float64, na_value=np.nan) >= 0]
-    rows = rows[_places(rows) < max(length, 0)]
-    labels = rows["rel"].to_numpy(dtype=np.float64, na_value=np.nan)
-    digits = np.clip(np.nan_to_num(labels, nan=0), 0, 9).astype(np.int64).astype(str)
-    chars = np.where(np.isnan(labels), "-", np.where(labels < 0, ".", digits))
-    chars = np.where(labels > 9, ">", chars)
-    strings = pd.Series(chars, index=pd.MultiIndex.from_arrays([rows["run"], rows["query"]]))
-    return strings.groupby(level=[0, 1], sort=False, observed=True).agg("".join)
-
-
-def _places(rows: pd.DataFrame) -> np.ndarray:
-    """Each row's 0-based place in its (run, query) ranking, rows in ranking order."""
-    return rows.groupby(["run", "query"], sort=False, observed=True).cumcount().to_numpy()
-
-
-def _in_order(values: np.ndarray) -> float:
-    """Sum added up one value after the other, as trec_eval accumulates it."""
-    return float(np.cumsum(values)[-1]) if len(values) else 0.0
-
-
-def _summarise(values: pd.DataFrame, measures: list[_Measure], retrieved: set) -> pd.DataFrame:
-    """One row per run, a column per measure, aggregated as trec_eval aggregates.
-
-    trec_eval adds the values of the queries that retrieved something one by one, in
-    the order of their ids as strings, and divides by the number of queries (with -c,
-    of judged queries, the others adding 0 -- or log(0.00001) to a geometric mean).
-    """
-    rows = {}
-    for run, block in values.groupby(level="run", sort=True, observed=True):
-        queries = block.index.get_level_values(-1)
-        order = np.argsort(np.asarray([str(query) for query in queries]), kind="stable")
-        block = block.iloc[order]
-        seen = np.fromiter(((run, q) in retrieved for q in queries[order]), bool, len(order))
-        row: dict[str, object] = {}
-        for m in measures:
-            if m.summary == "relstring":  # per query only
-                continue
-            if m.summary == "runid":
-                row[m.name] = run
-            elif m.summary == "num_q":
-                row[m.name] = len(block)
-            else:
-                column = block[m.name].to_numpy(dtype=np.float64)
-                if not len(column):
-                    row[m.name] = 0.0
-                elif m.summary == "sum":
-                    row[m.name] = round(math.fsum(column))
-                elif m.summary == "gmean":
-                    logs = np.log(np.maximum(column[seen], 1e-5))
-                    total = _in_order(logs) + np.count_nonzero(~seen) * math.log(1e-5)
-                    row[m.name] = math.exp(total / len(column))
-                else:
-                    row[m.name] = _in_order(column[seen]) / len(column)
-        rows[run] = row
-    # one row per run even without a summary line (relstring alone)
-    return pd.DataFrame(list(rows.values()), index=pd.Index(list(rows), name="run"))
-
-
-def _value(measure: _Measure, value: object) -> str:
-    """A value as trec_eval prints it (``%6.4f`` for a number: ``0.0 / 0.0`` is ``  -nan``)."""
-    if measure.summary == "runid":
-        return str(value)
-    if measure.summary == "relstring":
-        return f"'{value if isinstance(value, str) else ''}'"  # NaN: nothing retrieved
-    if measure.summary in ("num_q", "sum"):
-        return str(round(float(value)))  # type: ignore[arg-type]
-    number = float(value)  # type: ignore[arg-type]
-    return "  -nan" if math.isnan(number) else f"{number:6.4f}"
-
-
-def _trec_lines(run, values, summary, measures, retrieved, args) -> list[str]:
-    lines = []
-    if args.per_query:
-        block = values.xs(run, level="run")
-        queries = sorted(str(q) for q in block.index if (run, q) in retrieved)
-        by_text = {str(q): q for q in block.index}
-        for query in queries:
-            for m in measures:
-                if m.summary in ("runid", "num_q", "gmean"):
-                    continue
-                shown = _value(m, block.at[by_text[query], m.name])
-                lines.append(f"{m.name:<22}\t{query}\t{shown}")
-    if not args.no_summary:
-        for m in measures:
-            if m.summary == "relstring":
-                continue
-            lines.append(f"{m.name:<22}\tall\t{_value(m, summary.at[run, m.name])}")
-    return lines
-
-
-# --------------------------------------------------------------------------- commands
-
-
-def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame, set]:
-    """The runs in one frame (a run column naming each), the qrels, and the (run, query)
-    pairs that retrieved something.
-
-    One file is one run, as in trec_eval, whatever its tag column holds: the run is named
-    by the tag of its last line (trec_eval's ``runid``), or by its file name when two files
-    end with the same tag.
-    """
-    qrels = _reading(args.qrels, read_qrels)
-    read = [_reading(path, _run_without_duplicate_check) for path in args.runs]
-    runs = [run for run, _ in read]
-    # a run is named by its last line's tag (trec_eval's runid), an empty one by its file
-    names = [tag or Path(path).name for (_, tag), path in zip(read, args.runs, strict=True)]
-    if len(set(names)) != len(names):  # e.g. two files tagged STANDARD: name runs by file
-        names = [Path(path).name for path in args.runs]
-        if len(set(names)) != len(names):
-            msg = f"two runs share the tag and the file name {names}; rename one"
-            raise _UsageError(msg)
-    queries = [run["query"].unique().astype(object) for run in runs]
-    retrieved = {(name, query) for ids, name in zip(queries, names, strict=True) for query in ids}
-    which = np.repeat(np.arange(len(runs), dtype=np.int32), [len(run) for run in runs])
-    frame = runs[0] if len(runs) == 1 else pd.concat(runs, ignore_index=True)
-    frame["run"] = pd.Categorical.from_codes(which, dtype=pd.CategoricalDtype(names))
-    _note_unjudged(np.unique(np.concatenate(queries)), qrels)
-    return frame, qrels, retrieved
-
-
-def _note_unjudged(queries: np.ndarray, qrels: pd.DataFrame) -> None:
-    """Say which of the runs' queries have no judgments: trec_eval leaves them out
-    without a word.
-    """
-    unjudged = queries[~pd.Index(queries).isin(qrels["query"].unique())]
-    if len(unjudged):
-        print(
-            f"pdireval: note: {len(unjudged)} of the runs' {len(queries)} queries have no "
-            f"judgments and are left out, e.g. {sorted(map(str, unjudged))[:5]}",
-            file=sys.stderr,
-        )
-
-
-def _run_without_duplicate_check(path: str) -> tuple[pd.DataFrame, str | None]:
-    """The run file as the command line needs it (see ``io._run_lines``), leaving the
-    check for a document listed twice to the evaluation (see ``_evaluate_checked``).
-    """
-    return _run_lines(path, "utf-8")
-
-
-_Read = TypeVar("_Read")
-_LARGE_FILE = 50_000_000  # bytes: about a second of reading
-
-
-def _progress(message: str) -> None:
-    """A sign of life on stderr, only when a person watches it (a terminal): never in
-    pipes, files or tests.
-    """
-    if sys.stderr.isatty():
-        print(f"pdireval: {message}", file=sys.stderr, flush=True)
-
-
-def _reading(path: str, read: Callable[[str], _Read]) -> _Read:
-    """Read one TREC file, telling a watching user what takes the time."""
-    size = Path(path).stat().st_size if Path(path).is_file() else 0
-    if size > _LARGE_FILE:
-        _progress(f"reading {path} ({size / 1e6:,.0f} MB) ...")
-    started = time.perf_counter()
-    result = read(path)
-    if size > _LARGE_FILE:
-        frame = cast("pd.DataFrame", result[0] if isinstance(result, tuple) else result)
-        _progress(f"read {len(frame):,} lines in {time.perf_counter() - started:.1f} s")
-    return result
-
-
-def _pdireval_labels(measures: list[_Measure]) -> dict[str, str]:
-    """Column names for the table formats: pdireval labels, ``gmean(...)`` for gm_*."""
-    labels = {}
-    for m in measures:
-        if m.metric is None:
-            continue
-        label = m.metric.label
-        labels[m.name] = f"gmean({label})" if m.summary == "gmean" else label
-    return labels
-
-
-def _write(text: str | bytes, output: str | None) -> None:
-    if output is None:
-        sys.stdout.write(text if isinstance(text, str) else text.decode())
-        return
-    mode = "wb" if isinstance(text, bytes) else "w"
-    with open(output, mode) as handle:
-        handle.write(text)
-
-
-@dataclass(frozen=True)
-class _Results:
-    """What one evaluation found, for the writer of the chosen format."""
-
-    args: argparse.Namespace
-    frame: pd.DataFrame  # the runs, a run column naming each
-    qrels: pd.DataFrame
-    measures: list[_Measure]
-    values: pd.DataFrame  # per (run, query), a column per measure name
-    summary: pd.DataFrame  # per run
-    retrieved: set
-
-    def table(self) -> pd.DataFrame:
-        """The per-query or summary table, columns named by pdireval labels."""
-        labels = _pdireval_labels(self.measures)
-        table = self.values if self.args.per_query else self.summary
-        return table[list(labels)].rename(columns=labels)
-
-
-def _run_eval(args: argparse.Namespace) -> int:
-    fmt = args.format or ("trec" if len(args.runs) == 1 else "table")
-    default = ["official"] if fmt == "trec" else list(_COMPACT)
-    measures = parse_measures(args.measures or default, trec_order=fmt == "trec")
-    frame, qrels, retrieved = _load(args)
-    if args.baseline is not None and args.baseline not in set(frame["run"]):
-        msg = f"--baseline {args.baseline!r} is not a run tag; tags: {sorted(set(frame['run']))}"
-        raise _UsageError(msg)
-    if len(frame) > 5_000_000:
-        _progress(f"evaluating {len(frame):,} rows ...")
-    values = _evaluate_checked(frame, qrels, measures, args)
-    summary = _summarise(values, measures, retrieved)
-    if args.complete and "num_rel" in summary:
-        # trec_eval's -c summary of num_rel counts the judgments labelled above 0 across
-        # the qrels, whatever -l, -M and -J say
-        summary["num_rel"] = int((qrels["rel"].to_numpy() > 0).sum())
-    results = _Results(args, frame, qrels, measures, values, summary, retrieved)
-    _WRITERS.get(fmt, _write_report)(results, fmt)
-    return 0
-
-
-def _write_trec(results: _Results, fmt: str) -> None:
-    """trec_eval's own output: per-query lines (-q), then each run's summary."""
-    lines = []
-    for run in results.summary.index:
-        lines.extend(
-            _trec_lines(
-                run,
-                results.values,
-                results.summary,
-                results.measures,
-                results.retrieved,
-                results.args,
-            )
-        )
-    _write("".join(line + "\n" for line in lines), results.args.output)
-    if results.args.baseline is not None:
-        print(_comparison_text(results, results.args), file=sys.stderr)
-
-
-def _write_table(results: _Results, fmt: str) -> None:
-    """A plain-text table; with a baseline, the paper table and the comparisons."""
-    args = results.args
-    text = results.table().to_string(float_format=lambda v: f"{v:.4f}") + "\n"
-    if args.baseline is not None:  # the paper table with its marks, then the comparisons
-        summary_text = "" if not args.per_query else text + "\n"
-        text = summary_text + _comparison_text(results, args)
-    _write(text, args.output)
-
-
-def _write_csv(results: _Results, fmt: str) -> None:
-    """The table as CSV, or with a baseline the comparisons."""
-    args = results.args
-    table = _comparison(results, args) if args.baseline is not None else results.table()
-    _write(table.to_csv(), args.output)
-
-
-def _write_json(results: _Results, fmt: str) -> None:
-    """The table as JSON records, with the comparisons when a baseline is named."""
-    args = results.args
-    records = json.loads(results.table().reset_index().to_json(orient="records"))
-    payload = {"summary" if not args.per_query else "per_query": records}
-    if args.baseline is not None:
-        comparison = _comparison(results, args)
-        payload["comparison"] = json.loads(comparison.to_json(orient="records"))
-    _write(json.dumps(payload, indent=2) + "\n", args.output)
-
-
-def _write_report(results: _Results, fmt: str) -> None:
-    """The comparison report of two or more runs: Markdown, LaTeX or an Excel workbook."""
-    args = results.args
-    if fmt == "xlsx" and args.output is None:
-        msg = "--format xlsx needs an output file: -o results.xlsx"
-        raise _UsageError(msg)
-    if results.summary.shape[0] < 2:
-        msg = (
-            f"--format {fmt} writes a comparison report of two or more runs; "
-            "for one run use --format table, csv or json"
-        )
-        raise _UsageError(msg)
-    metrics = _metrics(results.measures, args.level)
-    options = _options(args, results.qrels)
-    report = pdireval.report(results.frame, metrics, baseline=args.baseline, **options)
-    if fmt == "markdown":
-        _write(report.to_markdown() + "\n", args.output)
-    elif fmt == "latex":
-        _write(report.to_latex() + "\n", args.output)
-    else:
-        report.to_excel(args.output)
-
-
-_WRITERS: dict[str, Callable[[_Results, str], None]] = {
-    "trec": _write_trec,
-    "table": _write_table,
-    "csv": _write_csv,
-    "json": _write_json,
-}
-
-
-def _comparison(results: _Results, args: argparse.Namespace) -> pd.DataFrame:
-    metrics = _metrics(results.measures, args.level)
-    options = _options(args, results.qrels)
-    result = pdireval.compare(results.frame, metrics, baseline=args.baseline, **options)
-    keep = ["run", "metric", "mean", "baseline_mean", "delta", "p_value", "p_adjusted"]
-    return result[[*keep, "significant", "wins", "ties", "losses"]].round(4)
-
-
-def _report_text(report: Report) -> str:
-    """The paper table with its marks and legend, then the comparisons, as plain text."""
-    table = report.table().to_string()
-    comparison = report.comparison_text().to_string(index=False)
-    return f"{table}\n{report.legend()}\n\n{comparison}\n"
-
-
-def _comparison_text(results: _Results, args: argparse.Namespace) -> str:
-    metrics = _metrics(results.measures, args.level)
-    options = _options(args, results.qrels)
-    report = pdireval.report(results.frame, metrics, baseline=args.baseline, **options)
-    return f"Compared with {args.baseline}:\n\n" + _report_text(report)
-
-
 def demo(output=None) -> int:
     """Evaluate and compare the three runs of the built-in example collection."""
-    from pdireval.datasets import example  # loaded when first used
+    from pdireval._cli_measures import _COMPACT
+    from pdireval._cli_run import _report_text
+    from pdireval.datasets import example
 
     out = output or sys.stdout
     frame = example()
@@ -660,12 +66,31 @@ def demo(output=None) -> int:
     return 0
 
 
+def _demo_command(argv: Sequence[str]) -> int:
+    """``pdireval demo``, or ``pdireval demo --write DIR``: the example collection's
+    TREC files, to try the command line on.
+    """
+    if not argv:
+        return demo()
+    if len(argv) != 2 or argv[0] != "--write":
+        msg = f"'pdireval demo' takes nothing or --write DIR (got {' '.join(argv)})"
+        raise _UsageError(msg)
+    from pdireval.datasets import write_example
+
+    written = write_example(argv[1])
+    print(f"wrote {', '.join(str(path) for path in written)}")
+    qrels, first = written[0].name, written[1].name
+    print(f"try: cd {argv[1]} && pdireval {qrels} {first}")
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pdireval",
         description=(
             "Evaluate TREC runs against qrels; with one run the default output is "
-            "trec_eval's. 'pdireval demo' evaluates the built-in example collection."
+            "trec_eval's. 'pdireval demo' evaluates the built-in example collection; "
+            "'pdireval demo --write DIR' writes it as TREC files to try this command on."
         ),
     )
     parser.add_argument("qrels", help="qrels file: qid iter docno rel (.gz allowed)")
@@ -766,13 +191,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("pdireval: try 'pdireval demo', or 'pdireval --help'", file=sys.stderr)
             return 2
         if argv[0] == "demo":
-            if len(argv) > 1:
-                msg = f"'pdireval demo' takes no arguments (got {' '.join(argv[1:])})"
-                raise _UsageError(msg)
-            return demo()
+            return _demo_command(argv[1:])
         args = _parser().parse_args(argv)
         _load_modules(args.load)
-        return _run_eval(args)
+        # loaded after the arguments are read: --help and --version need no more than this
+        from pdireval._cli_run import run_eval
+
+        return run_eval(args)
     except BrokenPipeError:  # e.g. pdireval demo | head
         sys.stderr.close()
         return 0
@@ -785,5 +210,26 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def console() -> None:  # pragma: no cover - the console-script entry point
-    """Entry point of the ``pdireval`` console script."""
+    """Entry point of the ``pdireval`` console script (and of ``python -m pdireval``)."""
+    _give_back_freed_memory()
     raise SystemExit(main())
+
+
+def _give_back_freed_memory() -> None:
+    """Let Arrow hand memory back to the system as soon as it is freed, in the command
+    line's own process only (never on import, never in ``main``, which a notebook may
+    call): reading a large file frees as much as it keeps, and an allocator that holds on
+    to freed pages would make the peak twice what the data needs. Arrow builds without
+    jemalloc, or ``ARROW_DEFAULT_MEMORY_POOL`` set by the user, keep their allocator.
+    """
+    import os
+
+    import pyarrow as pa
+
+    if os.environ.get("ARROW_DEFAULT_MEMORY_POOL"):
+        return
+    try:
+        pa.set_memory_pool(pa.jemalloc_memory_pool())
+        pa.jemalloc_set_decay_ms(0)
+    except NotImplementedError:  # this Arrow build has no jemalloc
+        return

@@ -144,6 +144,7 @@ def _run_name(table: pd.DataFrame) -> str | None:
 def _raw_pr_curve(
     frame: pd.DataFrame, rel: int, columns: ColumnsLike, evaluation: Evaluation
 ) -> pd.DataFrame:
+    rel = _evaluate.relevance_level(rel, evaluation)  # type: ignore[assignment]
     prepared, _ = _evaluate.prepared(frame, columns, evaluation)
     ranked = prepared.ranked
     relevant = ranked.relevant(rel)

@@ -26,15 +26,24 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-import dask
-import dask.dataframe as dd
 import numpy as np
 import pandas as pd
-from dask.dataframe.extensions import register_dataframe_accessor
+
+from pdireval._errors import MetricError, MissingDependencyError, SchemaError
+
+try:
+    import dask
+    import dask.dataframe as dd
+    from dask.dataframe.extensions import register_dataframe_accessor
+except ImportError as error:  # pragma: no cover - dask is in the test extra
+    _msg = (
+        "pdireval.dask needs dask's DataFrames, which are not installed; install them with "
+        "pip install 'pdireval[dask]' (or pip install 'dask[dataframe]' distributed)"
+    )
+    raise MissingDependencyError(_msg) from error
 
 from pdireval import _evaluate
 from pdireval._comparison import compare_table
-from pdireval._errors import MetricError, SchemaError
 from pdireval._options import Evaluation, Significance
 from pdireval._prepare.checks import id_kind
 from pdireval._prepare.columns import DEFAULT_COLUMNS, ColumnMap, ResolvedColumns, as_column_map

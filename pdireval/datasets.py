@@ -14,12 +14,13 @@ documents no run retrieved, and one topic (``"450"``) without any relevant docum
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pandas as pd
 
 from pdireval._prepare.merge import merge_qrels
 
-__all__ = ["example", "example_qrels", "example_run", "toy"]
+__all__ = ["example", "example_qrels", "example_run", "toy", "write_example"]
 
 _SEED = 20240606
 _POOL = 60  # candidate documents per topic
@@ -163,3 +164,39 @@ def toy() -> pd.DataFrame:
                 doc = f"{query}-{run}-non{nonrelevant}"
             rows.append((run, query, doc, rank, label))
     return pd.DataFrame(rows, columns=["run", "query", "doc", "rank", "rel"])
+
+
+def write_example(folder: str | Path) -> list[Path]:
+    """Write the example collection as TREC files, for the command line.
+
+    Parameters
+    ----------
+    folder : str or path
+        Where to write (created if missing): ``qrels.txt`` and one run file per run,
+        ``strong.txt``, ``medium.txt`` and ``weak.txt``, each tagged with its run's name.
+        Files of those names already there are replaced.
+
+    Returns
+    -------
+    list of Path
+        The files written, the qrels first.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pdireval.datasets import write_example
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     [path.name for path in write_example(folder)]
+    ['qrels.txt', 'strong.txt', 'medium.txt', 'weak.txt']
+    """
+    from pdireval.io import write_qrels, write_run
+
+    target = Path(folder)
+    target.mkdir(parents=True, exist_ok=True)
+    written = [target / "qrels.txt"]
+    write_qrels(example_qrels(), written[0])
+    run = example_run()
+    for name in _QUALITY:
+        written.append(target / f"{name}.txt")
+        write_run(run[run["run"] == name].drop(columns="run"), written[-1], tag=name)
+    return written

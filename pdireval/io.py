@@ -16,8 +16,9 @@ The rules, trec_eval's unless said otherwise:
 * Fields are separated by any run of ASCII whitespace (spaces, tabs; also vertical
   tab and form feed); lines end with ``\\n`` or ``\\r\\n``. A carriage return anywhere
   else is refused: a file with old Mac line endings would otherwise read as one line.
-* Blank lines and lines whose first non-blank character is ``#`` are skipped; a ``#``
-  elsewhere is data (``CR#93E-1860`` is a document id).
+* Blank lines and lines whose first non-blank character is ``#`` are skipped (a run's
+  are kept in ``frame.attrs["comments"]``); a ``#`` elsewhere is data (``CR#93E-1860``
+  is a document id).
 * Ids are kept as strings, exactly as written (``"007"`` stays ``"007"``).
 * Files are UTF-8 (ASCII is UTF-8) unless ``encoding=`` names another encoding; a
   leading UTF-8 byte-order mark is dropped. trec_eval compares ids as raw bytes; a
@@ -26,6 +27,11 @@ The rules, trec_eval's unless said otherwise:
 * A gzip stream is decompressed, whatever the file is called.
 * A file without data lines reads as an empty frame with the usual columns and dtypes
   (trec_eval refuses an empty file; evaluating an empty run is left to the caller).
+
+A path of the form ``"irds:<dataset-id>"`` reads the qrels, the scored documents (as a
+run) or the queries of that dataset of the ir_datasets catalogue (optional package:
+``pip install 'pdireval[irds]'``); the dataset's id, documented relevance levels and
+official measures are then in ``frame.attrs["ir_datasets"]``.
 
 Malformed input raises :class:`pdireval.SchemaError` naming the file, the line number,
 the problem and the line. Files are parsed by pyarrow's CSV reader after the
@@ -40,7 +46,7 @@ import io
 import os
 import re
 import zlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -50,11 +56,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
+from pdireval import _irds
 from pdireval._errors import SchemaError
 from pdireval._prepare import algorithms
 from pdireval._prepare.columns import ColumnMap, as_column_map
+from pdireval._prepare.groups import factorize_sorted
 
-__all__ = ["read_qrels", "read_run", "write_qrels", "write_run"]
+__all__ = ["read_qrels", "read_queries", "read_run", "write_qrels", "write_run"]
 
 PathOrBuffer = str | bytes | os.PathLike[str] | IO[str] | IO[bytes]
 
@@ -75,6 +83,7 @@ _OTHER_COMPRESSION = (  # (signature, format, how to decompress)
 )
 _TO_SPACE = bytes.maketrans(b"\t\x0b\x0c", b"   ")
 _COMMENT = re.compile(rb"\n#[^\n]*")  # on normalised text: lines starting with '#'
+_COMMENT_LINE = re.compile(rb"\n([ \t\x0b\x0c]*#[^\n]*)")  # on b"\n" + a file's text
 _NONBLANK = re.compile(rb"[^ \t\n\r\x0b\x0c]")
 _AFTER_SIXTH = re.compile(rb"(\n(?:[^ \n]++ ){5}[^ \n]++) [^\n]*+")  # on b"\n" + text
 # the score syntax Arrow's float parser accepts (it also takes a few odd spellings, such
@@ -258,7 +267,7 @@ def _read_csv(
     a row, or one at an edge). ``text`` is the text itself or the name of a file holding
     it. Fields are read as bytes -- ``text`` is valid UTF-8, so no field needs checking
     again -- and the kept ones viewed as strings; the fields only checked, and with
-    ``compact`` a run's tags, are dictionary-encoded (a few values each).
+    ``compact`` a run's queries and tags, are dictionary-encoded (a few values each).
     """
     n = _N_FIELDS[kind]
     names = [str(i) for i in range(n_columns)]
@@ -266,8 +275,10 @@ def _read_csv(
     types = {str(i): pa.large_binary() if str(i) in kept else _CODED for i in range(n)}
     if kind == "run":
         types["4"] = pa.float64()
-        if compact:
-            types["5"] = _CODED
+        if compact:  # the queries and tags: a few thousand values in millions of lines
+            types["0"] = types["5"] = _CODED
+    else:  # the labels: a few values, checked and converted once each
+        types["3"] = _CODED
     block = _CSV_BLOCK
     while True:
         try:
@@ -304,7 +315,10 @@ def _shortest(field: pa.ChunkedArray) -> int | None:
         field = pa.chunked_array([chunk.dictionary for chunk in field.chunks], pa.binary())
     if not pa.types.is_binary(field.type) and not pa.types.is_large_binary(field.type):
         return None
-    return pc.min(pc.binary_length(field)).as_py()
+    # a chunk (a block of the file) at a time: the lengths of every row at once would
+    # cost as much memory as the field's offsets
+    shortest = [pc.min(pc.binary_length(chunk)).as_py() for chunk in field.chunks]
+    return min((length for length in shortest if length is not None), default=None)
 
 
 def _as_text(column: pa.ChunkedArray) -> pa.ChunkedArray:
@@ -342,16 +356,17 @@ def _checked(table: pa.Table, kind: str) -> pa.Table | None:
     """
     if kind == "run":
         return None if pc.any(pc.is_nan(table.column("4"))).as_py() else table
-    labels = table.column("3")
-    if not pc.all(pc.match_substring_regex(labels, _LABEL_RE2)).as_py():
-        return None
-    if pc.any(pc.starts_with(labels, "+")).as_py():
-        labels = pc.utf8_ltrim(labels, "+")
-    try:
-        labels = pc.cast(labels, pa.int64())
-    except pa.ArrowInvalid:  # out of range
-        return None
-    return table.set_column(3, "3", labels)
+    numbers = []
+    for chunk in table.column("3").chunks:  # a block of lines: each distinct label once
+        words = chunk.dictionary.view(pa.string())
+        if not pc.all(pc.match_substring_regex(words, _LABEL_RE2)).as_py():
+            return None
+        try:
+            values = pc.cast(pc.utf8_ltrim(words, "+"), pa.int64())
+        except pa.ArrowInvalid:  # out of range
+            return None
+        numbers.append(values.take(chunk.indices))
+    return table.set_column(3, "3", pa.chunked_array(numbers, pa.int64()))
 
 
 def _plain_file(source: PathOrBuffer, encoding: str) -> str | None:
@@ -405,17 +420,24 @@ def _parse_file(name: str, kind: str, *, compact: bool = False) -> pa.Table | No
 
 def _fields(
     source: PathOrBuffer, encoding: str, kind: str, *, compact: bool = False
-) -> tuple[pa.Table | None, str, Callable[[], bytes]]:
-    """A file's fields (None when it has no lines), its name for messages, and a function
-    giving its text for the messages about a line.
+) -> tuple[pa.Table | None, str, Callable[[], bytes], tuple[str, ...]]:
+    """A file's fields (None when it has no lines), its name for messages, a function
+    giving its text for the messages about a line, and its comment lines.
     """
     name = _plain_file(source, encoding)
     if name is not None:
         table = _parse_file(name, kind, compact=compact)
-        if table is not None:
-            return table, name, lambda: _load(source, encoding)[0]
+        if table is not None:  # a plain file holds no '#': no comment
+            return table, name, lambda: _load(source, encoding)[0], ()
     data, name = _load(source, encoding)
-    return _parse(data, name, kind, compact=compact), name, lambda: data
+    return _parse(data, name, kind, compact=compact), name, lambda: data, _comments(data)
+
+
+def _comments(data: bytes) -> tuple[str, ...]:
+    """The comment lines of a file's text (first field starting with '#'), in file order."""
+    if b"#" not in data:
+        return ()
+    return tuple(line.rstrip(b"\r").decode() for line in _COMMENT_LINE.findall(b"\n" + data))
 
 
 def _lines(data: bytes) -> Iterator[tuple[int, bytes, list[bytes]]]:
@@ -476,10 +498,11 @@ def _diagnosed(data: bytes, name: str, kind: str) -> SchemaError:
 def _refuse_duplicates(
     frame: pd.DataFrame, text: Callable[[], bytes], name: str, what: str
 ) -> None:
-    group = pd.factorize(frame["query"])[0].astype(np.int64)
+    # ids in blocks (a file lists a query's lines together) are read once per block
+    group = factorize_sorted(frame["query"])[0].astype(np.int64)
     outer = [column for column in ("run", "subtopic") if column in frame.columns]
     for column in outer:  # a document may appear once per run, once per subtopic
-        codes = pd.factorize(frame[column])[0]
+        codes = factorize_sorted(frame[column])[0]
         group = codes * (int(group.max(initial=0)) + 1) + group
     repeated = algorithms.repeated_rows(group, frame["doc"])
     if len(repeated):
@@ -506,6 +529,22 @@ def _strings(column: pa.ChunkedArray | pa.Array) -> Any:
     if isinstance(dtype, pd.StringDtype):
         return pd.array(column, dtype=dtype)
     return column.to_numpy(zero_copy_only=False)
+
+
+def _categorical(column: pa.ChunkedArray) -> pd.Categorical:
+    """A dictionary-encoded field of UTF-8 bytes (see ``_read_csv``) with rows as a
+    categorical of strings: a 32-bit code per line, each distinct value once.
+    """
+    as_text = pa.chunked_array(
+        [
+            pa.DictionaryArray.from_arrays(chunk.indices, chunk.dictionary.view(pa.string()))
+            for chunk in column.chunks
+        ],
+        pa.dictionary(pa.int32(), pa.string()),
+    )
+    unified = pa.table({"field": as_text}).unify_dictionaries().column(0)
+    codes = np.concatenate([chunk.indices.to_numpy() for chunk in unified.chunks])
+    return pd.Categorical.from_codes(codes, categories=_strings(unified.chunk(0).dictionary))
 
 
 def _frame(table: pa.Table | None, kind: str) -> pd.DataFrame:
@@ -536,9 +575,11 @@ def read_run(path_or_buffer: PathOrBuffer, *, encoding: str = "utf-8") -> pd.Dat
     ----------
     path_or_buffer : str, path or file-like
         A run in TREC format, ``qid Q0 docno rank score tag`` per line, fields separated
-        by spaces and/or tabs; a gzip stream is decompressed, ``#`` comment lines and
-        blank lines are skipped, fields after the sixth are ignored (as trec_eval
-        ignores them).
+        by spaces and/or tabs; a gzip stream is decompressed, blank lines are skipped,
+        ``#`` comment lines are kept aside (see Returns), fields after the sixth are
+        ignored (as trec_eval ignores them). ``"irds:<dataset-id>"`` reads the scored
+        documents of an ir_datasets dataset (e.g. the BM25 run of
+        ``"irds:msmarco-passage/dev/small"``) with the dataset id as the run name.
     encoding : str, default "utf-8"
         Encoding of a file or binary buffer (text buffers are already decoded). A
         leading UTF-8 byte-order mark is dropped.
@@ -550,7 +591,12 @@ def read_run(path_or_buffer: PathOrBuffer, *, encoding: str = "utf-8") -> pd.Dat
         dtype) and ``score`` (float64), in file order, with a fresh RangeIndex; empty
         when the file holds no lines. There is no rank column: the file's rank field is
         not trusted. :func:`pdireval.evaluate` ranks by score descending, ties by doc id
-        descending compared as strings -- trec_eval's rule.
+        descending compared as strings -- trec_eval's rule. ``frame.attrs["comments"]``
+        holds the file's comment lines (lines whose first field starts with ``#``, such
+        as an ir_metadata block), in file order and as written, without their line
+        ends; an empty tuple when there are none. They are kept for the record only:
+        nothing is computed from them. Pass them to :func:`write_run` (``comments=``)
+        to write them back.
 
     Raises
     ------
@@ -581,10 +627,19 @@ def read_run(path_or_buffer: PathOrBuffer, *, encoding: str = "utf-8") -> pd.Dat
     0    q1  d1    2.5  bm25
     1    q1  d2    2.5  bm25
     2    q2  d9    0.1  bm25
+
+    Comment lines, such as an ir_metadata block, are kept on the frame:
+
+    >>> run = pdireval.read_run(io.StringIO("# ir_metadata.start\\n# method: bm25\\n" + text))
+    >>> run.attrs["comments"]
+    ('# ir_metadata.start', '# method: bm25')
     """
-    table, name, text = _fields(path_or_buffer, encoding, "run")
+    if _irds.is_irds(path_or_buffer):
+        return _irds.run(path_or_buffer)  # type: ignore[arg-type]
+    table, name, text, comments = _fields(path_or_buffer, encoding, "run")
     frame = _frame(table, "run")
     _refuse_duplicates(frame, text, name, "in the run")
+    frame.attrs["comments"] = comments
     return frame
 
 
@@ -600,7 +655,7 @@ def _run_lines(path_or_buffer: PathOrBuffer, encoding: str) -> tuple[pd.DataFram
     last = tags.chunk(tags.num_chunks - 1)
     frame = pd.DataFrame(
         {
-            "query": _strings(table.column("0")),
+            "query": _categorical(table.column("0")),
             "doc": _strings(table.column("2")),
             "score": np.asarray(table.column("4"), dtype=np.float64),
         }
@@ -618,7 +673,9 @@ def read_qrels(
     path_or_buffer : str, path or file-like
         Judgments in TREC format, ``qid iter docno rel`` per line, fields separated by
         spaces and/or tabs; a gzip stream is decompressed, ``#`` comment lines and
-        blank lines are skipped.
+        blank lines are skipped. ``"irds:<dataset-id>"`` reads the judgments of a
+        dataset of the ir_datasets catalogue, e.g. ``"irds:msmarco-passage/dev/small"``
+        (needs the optional ``ir_datasets`` package; see Notes).
     encoding : str, default "utf-8"
         Encoding of a file or binary buffer (text buffers are already decoded). A
         leading UTF-8 byte-order mark is dropped.
@@ -645,6 +702,21 @@ def read_qrels(
     OSError
         The file cannot be read (missing, a directory, no permission); the message
         names the path.
+    MissingDependencyError
+        An ``irds:`` id without the ``ir_datasets`` package installed.
+
+    Notes
+    -----
+    With an ``irds:`` id, ``frame.attrs["ir_datasets"]`` holds ``dataset`` (the id),
+    ``relevance_levels`` (label -> meaning, as ir_datasets documents them) and
+    ``official_measures`` (the measures the dataset's task reports, in the names
+    pdireval and ir_measures share, e.g. ``('nDCG@10', 'RR(rel=2)', 'AP(rel=2)')`` for
+    the TREC Deep Learning tracks: their binary measures count labels from 2 on as
+    relevant). The labels themselves are kept as they are -- graded measures need
+    them -- so evaluate with those names, e.g.
+    ``pdireval.evaluate(run, qrels.attrs["ir_datasets"]["official_measures"],
+    qrels=qrels)``. A local file whose name starts with ``irds:`` is read as a file
+    when given as a :class:`pathlib.Path`.
 
     Examples
     --------
@@ -657,7 +729,10 @@ def read_qrels(
     if subtopics is not None and not isinstance(subtopics, bool):
         msg = f"subtopics={subtopics!r} must be True, False or None"
         raise SchemaError(msg)
-    table, name, text = _fields(path_or_buffer, encoding, "qrels")
+    if _irds.is_irds(path_or_buffer):
+        frame = _irds.qrels(path_or_buffer)  # type: ignore[arg-type]
+        return frame.drop(columns="subtopic") if subtopics is False else frame
+    table, name, text, _ = _fields(path_or_buffer, encoding, "qrels")
     frame = _frame(table, "qrels")
     iteration = None if table is None else table.column("1")
     keep = subtopics
@@ -670,30 +745,97 @@ def read_qrels(
     return frame
 
 
+def read_queries(source: str) -> pd.DataFrame:
+    """Read the queries of a dataset of the ir_datasets catalogue.
+
+    Parameters
+    ----------
+    source : str
+        ``"irds:<dataset-id>"``, e.g. ``"irds:msmarco-passage/dev/small"``.
+
+    Returns
+    -------
+    DataFrame
+        One row per query: ``query`` (the id, as a string) and one column per field
+        ir_datasets gives its queries (``text``; or ``title``, ``description``,
+        ``narrative`` for TREC topics), in the dataset's order.
+        ``frame.attrs["ir_datasets"]`` as for :func:`read_qrels`.
+
+    Raises
+    ------
+    SchemaError
+        ``source`` is no ``irds:`` id, the dataset does not exist or has no queries.
+    MissingDependencyError
+        The ``ir_datasets`` package is not installed.
+
+    Examples
+    --------
+    .. code-block:: python
+
+        topics = pdireval.read_queries("irds:msmarco-passage/trec-dl-2019/judged")
+        topics.head()
+    """
+    if not _irds.is_irds(source):
+        msg = (
+            f"read_queries reads the queries of an ir_datasets dataset, named "
+            f"'irds:<dataset-id>' (e.g. 'irds:msmarco-passage/dev/small'); got {source!r}"
+        )
+        raise SchemaError(msg)
+    return _irds.queries(source)
+
+
 # --------------------------------------------------------------------------- writing
 
 
-def _write(target: PathOrBuffer, lines: pa.Array) -> None:
-    """Write ``lines`` (each ending with a newline) as UTF-8 to a path or buffer."""
+def _write(target: PathOrBuffer, lines: pa.Array, header: bytes = b"") -> None:
+    """Write ``header`` then ``lines`` (each ending with a newline) as UTF-8 to a path or
+    buffer.
+    """
     payload = _joined(lines)
     if isinstance(target, str | bytes | os.PathLike):  # a file name, as open() takes
         path = Path(os.fsdecode(target))
         if path.suffix == ".gz":
-            with gzip.open(path, "wb", compresslevel=6) as stream:
-                stream.write(payload)
-        else:
-            path.write_bytes(payload)
-    else:
-        handle: Any = target  # IO[str] or IO[bytes]
-        if not callable(getattr(handle, "write", None)):
-            raise _not_a_file(target, "write")
-        if isinstance(handle, io.TextIOBase):
-            handle.write(payload.tobytes().decode())
+            with gzip.open(path, "wb", compresslevel=6) as zipped:
+                zipped.write(header)
+                zipped.write(payload)
             return
-        try:
-            handle.write(payload)
-        except TypeError:  # a text stream that is no TextIOBase
-            handle.write(payload.tobytes().decode())
+        with open(path, "wb") as stream:
+            stream.write(header)
+            stream.write(payload)
+        return
+    handle: Any = target  # IO[str] or IO[bytes]
+    if not callable(getattr(handle, "write", None)):
+        raise _not_a_file(target, "write")
+    if isinstance(handle, io.TextIOBase):
+        handle.write(header.decode() + payload.tobytes().decode())
+        return
+    try:
+        handle.write(header + payload.tobytes() if header else payload)
+    except TypeError:  # a text stream that is no TextIOBase
+        handle.write(header.decode() + payload.tobytes().decode())
+
+
+def _comment_block(comments: object) -> bytes:
+    """Comment lines to write at the top of a file, each starting with '#'."""
+    if comments is None:
+        return b""
+    if isinstance(comments, str):
+        comments = comments.splitlines()
+    if not isinstance(comments, list | tuple) or not all(isinstance(c, str) for c in comments):
+        msg = (
+            "comments= must be a string or a list of strings (lines), e.g. "
+            f"comments=run.attrs['comments']; got {comments!r}"
+        )
+        raise SchemaError(msg)
+    lines = []
+    for comment in comments:
+        if any(end in comment for end in ("\n", "\r", "\x00")):
+            msg = (
+                f"comment {comment!r} holds a line break or NUL character; give one string per line"
+            )
+            raise SchemaError(msg)
+        lines.append(comment if comment.lstrip(" \t\x0b\x0c").startswith("#") else f"# {comment}")
+    return "".join(f"{line}\n" for line in lines).encode()
 
 
 def _lines_of(*fields: pd.Series | pa.Array | str) -> pa.Array:
@@ -824,6 +966,7 @@ def write_run(
     *,
     tag: str = "pdireval",
     columns: ColumnMap | Mapping[str, str] | None = None,
+    comments: str | Sequence[str] | None = None,
 ) -> None:
     """Write the retrieved rows of a long frame as a TREC run file.
 
@@ -839,6 +982,13 @@ def write_run(
         The tag written when the frame has no run column.
     columns : ColumnMap or dict, optional
         Column roles, as for :func:`pdireval.evaluate`.
+    comments : str or list of str, optional
+        Comment lines written at the top of the file, e.g. the ir_metadata block
+        :func:`read_run` kept: ``comments=run.attrs["comments"]``. A line that does not
+        start with ``#`` gets ``"# "`` in front; a string is split into its lines.
+        Nothing is written from the frame's ``attrs`` unless passed here: a frame
+        derived from a read run keeps its ``attrs`` through pandas operations, and its
+        comments may describe a run it no longer is.
 
     Raises
     ------
@@ -847,6 +997,7 @@ def write_run(
         holding whitespace or a NUL character, or a query id starting with ``#`` (a
         comment line); the same document twice for a query of a run; a missing score
         on a ranked row; scores that rise with the rank. The message names the row.
+        A comment that is not a string or holds a line break.
 
     Notes
     -----
@@ -869,7 +1020,17 @@ def write_run(
     >>> print(out.getvalue(), end="")
     q1 Q0 b 1 1.5 demo
     q1 Q0 a 2 0.5 demo
+
+    With a provenance comment:
+
+    >>> out = io.StringIO()
+    >>> pdireval.write_run(run, out, tag="demo", comments=["ir_metadata: model bm25"])
+    >>> print(out.getvalue(), end="")
+    # ir_metadata: model bm25
+    q1 Q0 b 1 1.5 demo
+    q1 Q0 a 2 0.5 demo
     """
+    header = _comment_block(comments)
     cols = _resolved(frame, columns)
     cols.require(frame, "query", "doc")
     rank, score, run_col = cols.rank, cols.score, cols.run
@@ -929,7 +1090,7 @@ def write_run(
     lines = _lines_of(
         table["query"], "Q0", table["doc"], pa.array(position), pa.array(written), table["run"]
     )
-    _write(path_or_buffer, lines)
+    _write(path_or_buffer, lines, header)
 
 
 def _refuse_repeats(table: pd.DataFrame, group: np.ndarray) -> None:

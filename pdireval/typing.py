@@ -98,6 +98,11 @@ class EvaluationOptions(TypedDict, total=False):
         Evaluate only the top ``max_rank`` documents of each ranking (``trec_eval -M``).
     judged_only : bool
         Drop unjudged retrieved documents before evaluating (``trec_eval -J``).
+    ignore_self : bool
+        Leave the document whose id equals the query id out of each ranking (BEIR's
+        ``ignore_identical_ids``, for ArguAna and Quora).
+    rel_threshold : float or None
+        The smallest label counted as relevant, for labels that are not whole numbers.
     validate : bool
         Check the frame (default ``True``).
     qrels : DataFrame or None
@@ -111,6 +116,8 @@ class EvaluationOptions(TypedDict, total=False):
     ties: TiePolicy
     max_rank: int | None
     judged_only: bool
+    ignore_self: bool
+    rel_threshold: float | None
     validate: bool
     qrels: pd.DataFrame | None
     qrels_columns: ColumnsLike

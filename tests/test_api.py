@@ -738,3 +738,64 @@ def test_integer_labels_of_any_storage_give_the_numbers_of_float_labels(dtype, t
     expected = pdireval.evaluate(frame.astype({"rel": "float64"}), metrics, ties=ties)
     result = pdireval.evaluate(frame.astype({"rel": dtype}), metrics, ties=ties)
     pd.testing.assert_frame_equal(result, expected)
+
+
+# --- signatures -----------------------------------------------------------------------------------
+
+EVALUATION_OPTIONS = {
+    "queries": "judged",
+    "ties": "trec",
+    "max_rank": None,
+    "judged_only": False,
+    "ignore_self": False,
+    "rel_threshold": None,
+    "validate": True,
+    "qrels": None,
+    "qrels_columns": None,
+}
+SIGNIFICANCE_OPTIONS = {
+    "baseline": None,
+    "test": "t",
+    "correction": "holm",
+    "alpha": 0.05,
+    "n_resamples": 10_000,
+    "seed": None,
+}
+
+
+def _evaluating_functions() -> list[str]:
+    import pdireval.api
+
+    return [
+        name
+        for name in pdireval.api.__all__
+        if getattr(pdireval.api, name).__module__ == "pdireval.api"
+    ]
+
+
+@pytest.mark.parametrize("name", _evaluating_functions())
+def test_signatures_show_every_option_with_its_default(name: str) -> None:
+    """help() and the API reference show the real keyword parameters, not ``**options``."""
+    import inspect
+
+    parameters = inspect.signature(getattr(pdireval, name)).parameters
+    assert not [p for p in parameters.values() if p.kind is p.VAR_KEYWORD]
+    expected = dict(EVALUATION_OPTIONS)
+    if name in ("compare", "report"):
+        expected |= SIGNIFICANCE_OPTIONS
+    for option, default in expected.items():
+        assert option in parameters, f"{name}() does not show {option}="
+        assert parameters[option].kind is inspect.Parameter.KEYWORD_ONLY
+        assert parameters[option].default == default
+
+
+def test_options_defaults_are_those_of_the_options_objects() -> None:
+    from pdireval._options import Evaluation, Significance
+
+    evaluation = Evaluation()
+    significance = Significance()
+    for option, default in EVALUATION_OPTIONS.items():
+        if option != "qrels_columns":
+            assert getattr(evaluation, option) == default
+    for option, default in SIGNIFICANCE_OPTIONS.items():
+        assert getattr(significance, option) == default

@@ -29,7 +29,12 @@ def _data_dir() -> Path | None:
 
 
 DATA = _data_dir()
-needs_data = pytest.mark.skipif(DATA is None, reason="trec_eval test data not found")
+needs_data = pytest.mark.skipif(
+    DATA is None,
+    reason="optional trec_eval test data not found; it enables the checks of the command line "
+    "against trec_eval's own expected outputs (trec_eval 9.0.8's test/ folder: set "
+    "$PDIREVAL_TREC_TESTDATA, or put it at ../shared/trec_eval_testdata next to the clone)",
+)
 
 
 def run_cli(capsys, *args: str) -> tuple[int, str, str]:
@@ -347,11 +352,11 @@ def test_no_arguments_print_the_usage_and_version_is_known(capsys):
     assert capsys.readouterr().out.startswith("pdireval 0.")
     status, _, err = run_cli(capsys, "demo", "extra")
     assert status == 2
-    assert "takes no arguments" in err
+    assert "takes nothing or --write DIR" in err
 
 
 def test_progress_only_when_a_person_watches(capsys, tmp_path, monkeypatch):
-    import pdireval.cli as cli
+    import pdireval._cli_run as cli
 
     qrels, run = _files(tmp_path, QRELS_J, RUN_J * 1)
     monkeypatch.setattr(cli, "_LARGE_FILE", 0)  # every file counts as large
@@ -379,3 +384,43 @@ def test_diversity_qrels_from_files(capsys, tmp_path):
     assert lines["alpha_nDCG@5", "all"] == "0.8343"
     assert lines["ERR_IA@5", "all"] == "0.5124"
     assert lines["map", "all"] == "0.9500"  # each document once, with its best label
+
+
+_POOL_PROBE = """
+import sys
+import pyarrow as pa
+from pdireval import cli
+sys.argv = ["pdireval", "--version"]
+try:
+    cli.console()
+except SystemExit:
+    pass
+print(pa.default_memory_pool().backend_name)
+"""
+
+
+@pytest.mark.parametrize("chosen", [None, "system"])
+def test_console_gives_freed_memory_back_unless_the_user_chose(chosen) -> None:
+    """The console script (not ``main``, which notebooks call) switches Arrow to jemalloc
+    returning freed pages at once, where the build has it; a pool chosen through
+    ``ARROW_DEFAULT_MEMORY_POOL`` stays."""
+    import os
+    import subprocess
+    import sys
+
+    import pyarrow as pa
+
+    env = {k: v for k, v in os.environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"}
+    if chosen:
+        env["ARROW_DEFAULT_MEMORY_POOL"] = chosen
+    done = subprocess.run(
+        [sys.executable, "-c", _POOL_PROBE], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    try:
+        pa.jemalloc_memory_pool()
+        has_jemalloc = True
+    except NotImplementedError:
+        has_jemalloc = False
+    expected = chosen or ("jemalloc" if has_jemalloc else pa.default_memory_pool().backend_name)
+    assert done.stdout.split()[-1] == expected

@@ -26,7 +26,8 @@ import pdireval, pdireval.api, pdireval.metrics
 facts["after_import"] = loaded()
 parts = ("pdireval.datasets", "pdireval.plotting", "pdireval._report", "pdireval._excel",
          "pdireval.io", "pdireval.pooling", "pdireval.reproducibility", "pdireval.overlap",
-         "pdireval.correlation", "pdireval.dask")
+         "pdireval.correlation", "pdireval.dask", "pdireval.risk_sensitive", "pdireval.tukey",
+         "pdireval.meta", "pdireval.qpp", "pdireval.science_plots")
 facts["parts_after_import"] = sorted(m for m in parts if m in sys.modules)
 facts["read_run"] = pdireval.read_run.__module__
 facts["parts_after_use"] = sorted(m for m in parts if m in sys.modules)
@@ -124,3 +125,35 @@ def test_public_names_exist() -> None:
     assert issubclass(pdireval.SchemaError, ValueError)
     assert issubclass(pdireval.MetricError, ValueError)
     assert issubclass(pdireval.MissingDependencyError, ImportError)
+
+
+_LIGHT_PROBE = """
+import json, sys
+import pdireval
+plain = sorted(m for m in sys.modules if m.startswith("pdireval"))
+from pdireval import cli
+try:
+    cli.main(["--version"])
+except SystemExit:
+    pass
+after_version = sorted(m for m in sys.modules if m.startswith("pdireval"))
+print(json.dumps({"plain": plain, "after_version": after_version}))
+"""
+
+
+def test_import_and_version_load_no_evaluation_code() -> None:
+    """`import pdireval` and `pdireval --version` load the accessor and the command line's
+    parser only: the metrics, the evaluation and file reading come with their first use, so
+    that starting costs little more than importing pandas."""
+    root = str(Path(pdireval.__file__).resolve().parent.parent)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
+    done = subprocess.run(
+        [sys.executable, "-c", _LIGHT_PROBE], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    heavy = {"pdireval.api", "pdireval.metrics", "pdireval.io", "pdireval._evaluate"}
+    assert not heavy & set(found["plain"]), found["plain"]
+    assert not heavy & set(found["after_version"]), found["after_version"]
+    assert "pdireval.cli" in found["after_version"]  # control: the probe sees modules

@@ -40,6 +40,11 @@ TESTDATA = Path(
     os.environ.get("PDIREVAL_TREC_TESTDATA")
     or Path(__file__).resolve().parents[2] / "shared" / "trec_eval_testdata"
 )
+TESTDATA_REASON = (
+    "optional trec_eval test data not found; it enables reading trec_eval's own test files "
+    "(trec_eval 9.0.8's test/ folder: set $PDIREVAL_TREC_TESTDATA, or put it at "
+    "../shared/trec_eval_testdata next to the clone)"
+)
 
 
 def trec_lines(data: bytes) -> list[list[bytes]]:
@@ -446,7 +451,7 @@ def test_a_broken_line_is_reported_by_its_number(data, choices):
 # --------------------------------------------------------------------------- trec_eval's files
 
 
-@pytest.mark.skipif(not TESTDATA.is_dir(), reason="trec_eval test data not found")
+@pytest.mark.skipif(not TESTDATA.is_dir(), reason=TESTDATA_REASON)
 @pytest.mark.parametrize(
     "name", ["results.test", "results.trunc", "results.comment.test", "results-302.test"]
 )
@@ -455,7 +460,7 @@ def test_trec_eval_test_runs(name):
     pd.testing.assert_frame_equal(pdireval.read_run(TESTDATA / name), expected_run(data))
 
 
-@pytest.mark.skipif(not TESTDATA.is_dir(), reason="trec_eval test data not found")
+@pytest.mark.skipif(not TESTDATA.is_dir(), reason=TESTDATA_REASON)
 @pytest.mark.parametrize(
     "name",
     ["qrels.test", "qrels.test.with-comments", "qrels.comment.test", "qrels.rel_level"],
@@ -465,7 +470,7 @@ def test_trec_eval_test_qrels(name):
     pd.testing.assert_frame_equal(pdireval.read_qrels(TESTDATA / name), expected_qrels(data))
 
 
-@pytest.mark.skipif(not TESTDATA.is_dir(), reason="trec_eval test data not found")
+@pytest.mark.skipif(not TESTDATA.is_dir(), reason=TESTDATA_REASON)
 @pytest.mark.parametrize(
     ("qrels", "run", "output", "queries"),
     [

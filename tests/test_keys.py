@@ -216,7 +216,7 @@ def test_grouping_codes_match_a_sorted_factorize_read_whole_or_by_blocks(
         original = _groups._BLOCKS_FROM_ROWS
         _groups._BLOCKS_FROM_ROWS = threshold
         try:
-            codes, uniques = _groups._factorize_sorted(column)
+            codes, uniques = _groups.factorize_sorted(column)
         finally:
             _groups._BLOCKS_FROM_ROWS = original
         plain = column.astype(object).tolist()  # compared in Python: every byte counts

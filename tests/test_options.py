@@ -51,6 +51,8 @@ NON_DEFAULT = {
     "ties": "pessimistic",
     "max_rank": 5,
     "judged_only": True,
+    "ignore_self": True,
+    "rel_threshold": 2,
     "validate": False,
 }
 # A value that must be refused, naming the option.
@@ -59,6 +61,8 @@ INVALID = {
     "ties": "random",
     "max_rank": 0,
     "judged_only": "no",
+    "ignore_self": 1,
+    "rel_threshold": -1,
     "validate": "yes",
 }
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import os
 import subprocess
 import sys
@@ -19,8 +18,9 @@ from pdireval.datasets import example, toy
 matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
 plt = pytest.importorskip("matplotlib.pyplot")
+to_rgb = matplotlib.colors.to_rgb
 
-RUNS = ["medium", "strong", "weak"]
+RUNS = ["strong", "medium", "weak"]  # the order they first appear in the example
 
 
 @pytest.fixture(scope="module")
@@ -37,8 +37,16 @@ def _close_figures():
     plt.close("all")
 
 
+def the_legend(ax):
+    """The legend of ``ax``: its own, or the figure's (below the axes of a new figure)."""
+    legends = [ax.get_legend(), *ax.figure.legends]
+    shown = [legend for legend in legends if legend is not None]
+    assert len(shown) <= 1
+    return shown[0] if shown else None
+
+
 def legend_texts(ax) -> list[str]:
-    legend = ax.get_legend()
+    legend = the_legend(ax)
     return [] if legend is None else [text.get_text() for text in legend.get_texts()]
 
 
@@ -59,8 +67,8 @@ def test_pr_curve_one_averaged_line_per_run(df: pd.DataFrame) -> None:
         want = expected[expected["run"] == run]
         np.testing.assert_allclose(line.get_xdata(), want["recall"])
         np.testing.assert_allclose(line.get_ydata(), want["precision"])
-    assert ax.get_xlim() == (0.0, 1.0)
-    assert ax.get_ylim() == (0.0, 1.02)
+    assert ax.get_xlim() == (-0.02, 1.02)  # markers at 0 and 1 drawn whole
+    assert ax.get_ylim() == (-0.02, 1.02)
     assert (ax.get_xlabel(), ax.get_ylabel()) == ("Recall", "Interpolated precision")
 
 
@@ -69,17 +77,40 @@ def test_pr_curve_points_sets_the_recall_levels(df: pd.DataFrame) -> None:
     np.testing.assert_allclose(ax.get_lines()[0].get_xdata(), [0.0, 0.25, 0.5, 0.75, 1.0])
 
 
-def test_pr_curve_per_query_adds_a_thin_line_per_query(df: pd.DataFrame) -> None:
-    ax = df.ireval.plot.pr_curve(per_query=True)
-    lines = ax.get_lines()
-    assert len(lines) == 3 * 50 + 3
-    thin = [line for line in lines if line.get_alpha() is not None and line.get_alpha() < 1]
-    assert len(thin) == 150
-    # the averaged curves are drawn last, on top, and are the only legend entries
+def test_pr_curve_per_query_on_given_axes_adds_a_thin_line_per_query(df: pd.DataFrame) -> None:
+    _fig, ax = plt.subplots()
+    df.ireval.plot.pr_curve(per_query=True, ax=ax)
+    assert [line.get_label() for line in ax.get_lines()] == RUNS  # the means, on top
     assert legend_texts(ax) == RUNS
-    # each run's query curves share that run's colour
-    medium = lines[-3].get_color()
-    assert sum(line.get_color() == medium for line in thin) == 50
+    # one translucent collection per run, a curve per query, in the run's colour
+    assert len(ax.collections) == 3
+    table = pdireval.pr_curve(df)
+    for lines, mean, run in zip(ax.collections, ax.get_lines(), RUNS, strict=True):
+        assert lines.get_alpha() < 1
+        curves = lines.get_segments()
+        assert len(curves) == 50
+        want = table[(table["run"] == run) & (table["query"] == "401")]
+        np.testing.assert_allclose(curves[0][:, 1], want["precision"])
+        np.testing.assert_allclose(lines.get_colors()[0][:3], to_rgb(mean.get_color()))
+
+
+def test_pr_curve_per_query_one_panel_per_run(df: pd.DataFrame) -> None:
+    ax = df.ireval.plot.pr_curve(per_query=True)
+    panels = ax.figure.axes
+    assert [panel.get_title() for panel in panels] == RUNS
+    assert ax is panels[0]
+    expected = pdireval.pr_curve(df, average=True)
+    for panel, run in zip(panels, RUNS, strict=True):
+        grey, queries = panel.collections  # the other runs' means, this run's queries
+        assert len(grey.get_segments()) == 2
+        assert len(queries.get_segments()) == 50
+        (own,) = panel.get_lines()  # its mean, on top
+        np.testing.assert_allclose(
+            own.get_ydata(), expected.loc[expected["run"] == run, "precision"]
+        )
+        np.testing.assert_allclose(queries.get_colors()[0][:3], to_rgb(own.get_color()))
+    assert panels[0].get_shared_x_axes().joined(panels[0], panels[2])
+    assert panels[0].get_shared_y_axes().joined(panels[0], panels[2])
 
 
 def test_single_run_has_no_legend() -> None:
@@ -108,18 +139,44 @@ def test_new_figure_when_no_axes(df: pd.DataFrame) -> None:
 # -- per_query --------------------------------------------------------------------------------
 
 
-def test_per_query_sorted_bars_per_run(df: pd.DataFrame) -> None:
+def test_per_query_bars_share_one_query_order(df: pd.DataFrame) -> None:
     ax = df.ireval.plot.per_query("AP", baseline="medium")
     assert len(ax.patches) == 2 * 50
     assert legend_texts(ax) == ["strong", "weak"]
-    assert ax.get_legend().get_title().get_text() == "Run − medium"
+    assert the_legend(ax).get_title().get_text() == "Run − medium"
     table = pdireval.per_query(df, "AP", baseline="medium")["delta"]
+    queries = tick_texts(ax.get_xticklabels())
+    assert sorted(queries) == sorted(table.index)
+    # position i is the same query for both runs: its bar is that query's difference
     for container, run in zip(ax.containers, ["strong", "weak"], strict=True):
+        centres = np.array([bar.get_x() + bar.get_width() / 2 for bar in container])
         heights = np.array([bar.get_height() for bar in container])
-        assert np.all(np.diff(heights) <= 0)  # largest gain first
-        np.testing.assert_allclose(heights, np.sort(table[run].to_numpy())[::-1])
+        at = np.rint(centres).astype(int)
+        np.testing.assert_array_equal(at, np.arange(50))
+        np.testing.assert_allclose(heights, table.loc[queries, run].to_numpy())
+    # the order: the mean difference over the compared runs, largest gain first
+    mean = table.loc[queries].mean(axis=1).to_numpy()
+    assert np.all(np.diff(mean) <= 1e-12)
     assert ax.get_ylabel() == "Δ AP"
-    assert ax.get_xlabel() == "Queries, sorted by the difference"
+    assert ax.get_xlabel() == "Queries (50), by the mean difference"
+
+
+@pytest.mark.parametrize("sort", ["baseline", "query", "weak"])
+def test_per_query_sort_options(df: pd.DataFrame, sort: str) -> None:
+    ax = df.ireval.plot.per_query("AP", baseline="medium", sort=sort)
+    queries = tick_texts(ax.get_xticklabels())
+    table = pdireval.per_query(df, "AP", baseline="medium")
+    key = {
+        "baseline": table[("value", "medium")],
+        "query": pd.Series(-np.arange(50), index=sorted(table.index)),
+        "weak": table[("delta", "weak")],
+    }[sort]
+    assert np.all(np.diff(key.loc[queries].to_numpy()) <= 0)
+
+
+def test_per_query_unknown_sort_is_an_error(df: pd.DataFrame) -> None:
+    with pytest.raises(pdireval.SchemaError, match="sort='nope'"):
+        df.ireval.plot.per_query("AP", sort="nope")
 
 
 def test_per_query_one_run_labels_the_queries() -> None:
@@ -134,7 +191,10 @@ def test_per_query_one_run_labels_the_queries() -> None:
 
 def test_per_query_default_baseline_is_first_run(df: pd.DataFrame) -> None:
     ax = df.ireval.plot.per_query("nDCG@10")
-    assert legend_texts(ax) == ["strong", "weak"]
+    assert legend_texts(ax) == ["medium", "weak"]
+    assert the_legend(ax).get_title().get_text() == "Run − strong"
+    ax = df.ireval.plot.per_query("nDCG@10", order=["weak"])
+    assert legend_texts(ax) == ["strong", "medium"]
 
 
 def test_per_query_needs_runs() -> None:
@@ -189,7 +249,7 @@ def test_at_k_one_line_per_run(df: pd.DataFrame, metric: str, label: str) -> Non
     assert ax.get_ylabel() == f"Mean {label}@k"
     assert ax.get_xlabel() == "k (rank cutoff)"
     means = pdireval.summary(df, [f"{label}@1", f"{label}@20"])
-    strong = lines[1].get_ydata()
+    strong = lines[0].get_ydata()
     assert strong[0] == pytest.approx(means.loc["strong", f"{label}@1"])
     assert strong[-1] == pytest.approx(means.loc["strong", f"{label}@20"])
 
@@ -276,14 +336,14 @@ def test_column_mapping_reaches_the_plots(df: pd.DataFrame) -> None:
     ax = renamed.ireval(run="tag", query="qid").plot.at_k("P", ks=[1, 5])
     assert legend_texts(ax) == RUNS
     ax = renamed.ireval(run="tag", query="qid").plot.per_query("AP", baseline="weak")
-    assert ax.get_legend().get_title().get_text() == "Run − weak"
-    assert legend_texts(ax) == ["medium", "strong"]
+    assert the_legend(ax).get_title().get_text() == "Run − weak"
+    assert legend_texts(ax) == ["strong", "medium"]
 
 
 def test_options_reach_the_evaluation(df: pd.DataFrame) -> None:
     ax = df.ireval.plot.at_k("R", ks=[20], max_rank=5)
     capped = pdireval.summary(df, "R@5")
-    assert ax.get_lines()[1].get_ydata()[0] == pytest.approx(capped.loc["strong", "R@5"])
+    assert ax.get_lines()[0].get_ydata()[0] == pytest.approx(capped.loc["strong", "R@5"])
 
 
 def test_input_frame_untouched(df: pd.DataFrame) -> None:
@@ -352,91 +412,8 @@ def test_figure_script_writes_small_pngs(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     names = sorted(path.name for path in tmp_path.iterdir())
-    assert names == sorted(f"{kind}.png" for kind in plotting.PlotAccessor._kinds)
+    many = ["per_query_many", "at_k_many", "pr_curve_panels"]
+    assert names == sorted(f"{kind}.png" for kind in [*plotting.PlotAccessor._kinds, *many])
     for path in tmp_path.iterdir():
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert path.stat().st_size < 150_000
-
-
-# -- readability: long run names, many runs, one run -------------------------------------------
-
-
-def _ten_runs() -> pd.DataFrame:
-    """Ten runs named like real experiments, from the example collection's three."""
-    from pdireval.datasets import example_qrels, example_run
-
-    run = example_run()
-    rng = np.random.default_rng(0)
-    parts = []
-    for i in range(10):
-        part = run[run["run"] == ["strong", "medium", "weak"][i % 3]].copy()
-        part["score"] += rng.normal(0, 0.3, len(part))
-        parts.append(part.assign(run=f"bm25+monoT5-variant-{i}"))
-    return pdireval.merge_qrels(pd.concat(parts, ignore_index=True), example_qrels())
-
-
-def _single_run() -> pd.DataFrame:
-    frame = example()
-    return frame[frame["run"] == "strong"].drop(columns="run")
-
-
-FIGURES = {
-    "pr_curve": ((), {}),
-    "at_k": (("nDCG",), {}),
-    "distribution": (("AP",), {}),
-    "systems": (("AP",), {"ci_method": "bootstrap", "seed": 0}),
-    "per_query": (("AP",), {"baseline": "bm25+monoT5-variant-1"}),
-}
-
-
-def _texts_stay_inside_and_apart(ax, tmp_path: Path) -> None:
-    """Every shown tick label, axis label, title and legend lies inside the figure, and no
-    two tick labels of an axis overlap (the figure is also saved, as users save it)."""
-    figure = ax.figure
-    figure.savefig(tmp_path / "figure.png")
-    figure.canvas.draw()
-    renderer = figure.canvas.get_renderer()
-    texts = [ax.title, ax.xaxis.label, ax.yaxis.label]
-    boxes = [text.get_window_extent(renderer) for text in texts if text.get_text()]
-    legend = ax.get_legend()
-    if legend is not None:
-        boxes.append(legend.get_window_extent(renderer))
-    for axis, limits in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
-        low, high = sorted(limits)
-        shown = [
-            label.get_window_extent(renderer)
-            for location, label in zip(axis.get_ticklocs(), axis.get_ticklabels(), strict=True)
-            if low <= location <= high and label.get_text()
-        ]
-        for first, second in itertools.pairwise(shown):
-            assert not first.overlaps(second), (first, second)
-        boxes += shown
-    frame = figure.bbox
-    for box in boxes:
-        assert frame.x0 - 1 <= box.x0, (box, frame)
-        assert box.x1 <= frame.x1 + 1, (box, frame)
-        assert frame.y0 - 1 <= box.y0, (box, frame)
-        assert box.y1 <= frame.y1 + 1, (box, frame)
-
-
-@pytest.mark.parametrize("kind", sorted(FIGURES))
-def test_ten_long_run_names_stay_readable(kind: str, tmp_path: Path) -> None:
-    args, kwargs = FIGURES[kind]
-    ax = getattr(_ten_runs().ireval.plot, kind)(*args, **kwargs)
-    _texts_stay_inside_and_apart(ax, tmp_path)
-
-
-@pytest.mark.parametrize("kind", sorted(set(FIGURES) - {"per_query"}))
-def test_one_run_stays_readable(kind: str, tmp_path: Path) -> None:
-    args, kwargs = FIGURES[kind]
-    ax = getattr(_single_run().ireval.plot, kind)(*args, **kwargs)
-    _texts_stay_inside_and_apart(ax, tmp_path)
-    assert ax.get_legend() is None
-    assert "run" not in tick_texts(ax.get_xticklabels()) + tick_texts(ax.get_yticklabels())
-
-
-def test_cutoffs_are_whole_numbers(df: pd.DataFrame) -> None:
-    ax = df.ireval.plot.at_k("P", ks=range(1, 11))
-    ax.figure.canvas.draw()
-    ticks = [tick for tick in ax.get_xticks() if ax.get_xlim()[0] <= tick <= ax.get_xlim()[1]]
-    assert all(float(tick).is_integer() for tick in ticks)

@@ -303,3 +303,27 @@ def test_the_suite_runs_through_the_preparation_it_names() -> None:
         else:
             module = fast.get(step)
             assert used is (match_pairs if module is None else getattr(module, step))
+
+
+@given(
+    n_runs=st.integers(0, 4),
+    n_queries=st.sampled_from([1, 5, 3_000_000]),
+    rows=st.integers(0, 300),
+    seed=st.integers(0, 2**32 - 1),
+)
+@settings(max_examples=60, deadline=None)
+def test_pair_codes_rank_the_pairs_that_occur(n_runs, n_queries, rows, seed) -> None:
+    """Every way of numbering the (run, query) pairs -- one run, a table of every pair,
+    a sorted factorize of 64-bit pairs for sparse ones -- is a sorted factorize."""
+    from pdireval._prepare.groups import _pair_codes
+
+    rng = np.random.default_rng(seed)
+    rows = rows if n_runs else 0
+    run_codes = rng.integers(0, max(n_runs, 1), rows).astype(np.int32)
+    query_codes = rng.integers(0, n_queries, rows).astype(np.int32)
+    codes, pairs = _pair_codes(run_codes, query_codes, n_runs, n_queries)
+    expected_codes, expected_pairs = pd.factorize(
+        run_codes.astype(np.int64) * n_queries + query_codes, sort=True
+    )
+    assert codes.tolist() == expected_codes.tolist()
+    assert np.asarray(pairs).tolist() == np.asarray(expected_pairs).tolist()

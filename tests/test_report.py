@@ -126,8 +126,8 @@ def test_p_values_as_journals_print_them(p: float, text: str) -> None:
 def test_comparison_text_is_compact_and_formatted(report) -> None:
     shown = report.comparison_text()
     assert list(shown.columns) == [
-        "Run", "Baseline", "Metric", "Mean", "Baseline mean", "Δ", "Δ %", "95% CI of Δ",
-        "p (adjusted)", "", "d", "W/T/L",
+        "Run", "Baseline", "Metric", "Mean", "Baseline mean", "Δ", "Δ %",
+        "95% CI of Δ (unadjusted)", "p (adjusted)", "", "d", "W/T/L",
     ]  # fmt: skip
     first = shown.iloc[0]
     assert first["Δ"] == "+0.1750"
@@ -138,42 +138,51 @@ def test_comparison_text_is_compact_and_formatted(report) -> None:
 
 
 def test_latex_structure(report) -> None:
-    """booktabs rules, caption and label, one column per metric, bold best, marks, legend."""
+    """A comment naming the packages, booktabs rules, caption and label, two columns per
+    metric (integer part | decimals and marks), bold best, marks, legend."""
     tex = report.to_latex(caption="Results 100%", label="tab:results")
     lines = tex.splitlines()
-    assert lines[0] == r"\begin{table}"
+    assert lines[0] == r"% Needs \usepackage{booktabs,amssymb,graphicx} in the preamble."
+    assert lines[1] == r"\begin{table}"
     assert lines[-1] == r"\end{table}"
     assert r"\caption{Results 100\%}" in lines
     assert r"\label{tab:results}" in lines
     for rule in (r"\toprule", r"\midrule", r"\bottomrule"):
         assert lines.count(rule) == 1
-    spec = re.search(r"\\begin\{tabular\}\{([a-z]+)\}", tex).group(1)
-    assert spec == "lrr"
+    spec = re.search(r"\\begin\{tabular\}\{([a-z@{}]+)\}", tex).group(1)
+    assert spec == "lr@{}lr@{}l"
     body = lines[lines.index(r"\midrule") + 1 : lines.index(r"\bottomrule")]
     header = lines[lines.index(r"\toprule") + 1]
-    assert header == r"Run & P@10 & R@10 \\"
+    assert header == r"Run & \multicolumn{2}{c}{P@10} & \multicolumn{2}{c}{R@10} \\"
     assert len(body) == 3
-    for line in [header, *body]:
-        assert len(re.findall(r"(?<!\\)&", line)) == len(spec) - 1
+    for line in body:
+        assert len(re.findall(r"(?<!\\)&", line)) == 4
         assert line.endswith(r"\\")
-    assert body[0].startswith(r"base\_run & ")  # underscores escaped
+    assert body[0].startswith(r"base\_run (baseline) & ")  # underscores escaped, labelled
     assert body[1] == (
-        r"better & \textbf{0.4750}$^{\blacktriangle}$ & \textbf{0.4750}$^{\blacktriangle}$ \\"
+        r"better & \textbf{0} & \textbf{.4750}$^{\blacktriangle}$ & \textbf{0} & "
+        r"\textbf{.4750}$^{\blacktriangle}$ \\"
     )
     assert "blacktriangle" not in body[2]
     assert r"better/worse than base\_run; sign test" in tex
     assert r"$\alpha$ = 0.05" in tex
+    assert "Runs:" not in tex  # short names: no key
     assert tex.count(r"\begin{") == tex.count(r"\end{")
     assert tex.count("{") == tex.count("}")
+    assert report.to_latex(wide=True).splitlines()[1] == r"\begin{table*}"
 
 
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex not installed")
 def test_latex_compiles(report, tmp_path) -> None:  # pragma: no cover - needs TeX
-    """With pdflatex installed, the table compiles in a minimal document."""
-    doc = "\\documentclass{article}\\usepackage{booktabs,amssymb}\\begin{document}\n"
-    (tmp_path / "t.tex").write_text(doc + report.to_latex(ci=True) + "\n\\end{document}\n")
+    """With pdflatex installed, the table compiles with the packages its comment names."""
+    tex = report.to_latex(ci=True)
+    packages = re.search(r"\\usepackage\{([^}]*)\}", tex.splitlines()[0]).group(1)
+    doc = f"\\documentclass{{article}}\\usepackage{{{packages}}}\\begin{{document}}\n"
+    (tmp_path / "t.tex").write_text(doc + tex + "\n\\end{document}\n")
     done = subprocess.run(
-        ["pdflatex", "-interaction=nonstopmode", "t.tex"], cwd=tmp_path, capture_output=True
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "t.tex"],
+        cwd=tmp_path,
+        capture_output=True,
     )
     assert done.returncode == 0, done.stdout.decode(errors="replace")[-2000:]
 
@@ -245,6 +254,7 @@ def test_excel(report, tmp_path) -> None:
     assert book.sheetnames == ["Results", "Comparisons", "Per query", "About"]
     results = book["Results"]
     assert [c.value for c in results[1]] == ["Run", "P@10", "R@10"]
+    assert results["A2"].value == "base_run (baseline)"
     assert results["A3"].value == "better"
     expected = report.summary.loc["better", "P@10"]
     assert results["B3"].value == pytest.approx(expected, rel=1e-15)  # Excel keeps 15 digits
@@ -268,19 +278,6 @@ def test_excel(report, tmp_path) -> None:
     per_query = book["Per query"]
     assert per_query.auto_filter.ref is not None  # 24 rows: a filter helps
     assert per_query["A2"].value == "P@10"
-
-
-def test_excel_numeric_query_ids_are_numbers(tmp_path) -> None:
-    """Query ids written plainly ("401") are stored as numbers; "007" stays text."""
-    from pdireval.datasets import example
-
-    path = example().ireval.report("AP").to_excel(tmp_path / "r.xlsx")
-    sheet = openpyxl.load_workbook(path)["Per query"]
-    assert isinstance(sheet["B2"].value, int)
-    from pdireval._excel import _id
-
-    assert _id("007") == "007"
-    assert _id("401") == 401
 
 
 def test_excel_without_openpyxl(report, tmp_path, monkeypatch) -> None:

@@ -24,6 +24,7 @@ import pytest
 from adversarial import adversarial_case
 
 from pdireval import cli
+from pdireval._cli_measures import parse_measures
 
 
 def _source() -> Path | None:
@@ -40,8 +41,9 @@ def trec_eval(tmp_path_factory) -> Path:
     source = _source()
     if source is None:
         pytest.skip(
-            "trec_eval 9.0.8's source not found (../shared/trec_eval-9.0.8 next to the "
-            "clone, or $PDIREVAL_TREC_EVAL_SOURCE)"
+            "optional trec_eval 9.0.8 source not found; it enables the comparison with the "
+            "trec_eval program itself, built here (set $PDIREVAL_TREC_EVAL_SOURCE, or put the "
+            "source at ../shared/trec_eval-9.0.8 next to the clone)"
         )
     compiler = shutil.which("cc") or shutil.which("gcc")
     if compiler is None or shutil.which("make") is None:
@@ -121,4 +123,4 @@ def test_all_trec_names_the_measures_trec_eval_prints(trec_eval, tmp_path) -> No
     arguments = ["-q", "-m", "all_trec", str(qrels), str(run)]
     expected = subprocess.run([str(trec_eval), *arguments], capture_output=True, text=True)
     names = {line.split("\t")[0].rstrip() for line in expected.stdout.splitlines()}
-    assert names == {m.name for m in cli.parse_measures(["all_trec"])}
+    assert names == {m.name for m in parse_measures(["all_trec"])}

@@ -56,7 +56,9 @@ def _data_dir() -> Path | None:
 DATA = _data_dir()
 pytestmark = pytest.mark.skipif(
     DATA is None,
-    reason="trec_eval test data not found: ../shared/trec_eval_testdata, $PDIREVAL_TREC_TESTDATA",
+    reason="optional trec_eval test data not found; it enables the checks against trec_eval's "
+    "own expected outputs (trec_eval 9.0.8's test/ folder: set $PDIREVAL_TREC_TESTDATA, or put "
+    "it at ../shared/trec_eval_testdata next to the clone)",
 )
 
 TOLERANCE = 5e-5 + 1e-9  # trec_eval prints %6.4f

@@ -1,11 +1,10 @@
-"""Sphinx directives of the pdireval documentation.
+"""Sphinx directives and checks of the pdireval documentation.
 
-``.. pdireval-example::``
-    Runs its Python code when the page is built and shows the code followed by what it
-    printed and the value of its last expression (DataFrames as HTML tables), as a
-    notebook would. Every example of a page shares one namespace, top to bottom. A code
-    error is a build warning (so ``-W`` fails the build) unless the directive says
-    ``:raises: ErrorName``, in which case the error message is shown instead.
+Examples on the pages are standard ``.. code-block:: python`` blocks written as doctests
+(``>>>`` lines and the output under them), so they read the same on any site that shows
+reStructuredText; every page's examples run when it is read, and an output that differs
+from the page's is a build warning (``-W`` fails the build). ``tests/test_docs.py`` runs
+them too.
 
 ``.. pdireval-measures::``
     The catalogue of measures, generated from the metric registry
@@ -14,33 +13,21 @@
     the first paragraph of its definition. Measures added to the registry appear here
     without editing the page.
 
-``.. pdireval-cli::``
-    Runs ``pdireval`` with the given arguments on the example collection's TREC files
-    and shows the command and its output (``--help`` included).
-
 After an HTML build, ``example_report.html`` (``Report.to_html()`` of the example
 collection) is written next to the pages, for the Reports page to show.
 """
 
 from __future__ import annotations
 
-import ast
 import contextlib
+import doctest
 import inspect
 import io
-import os
-import pprint
-import shlex
-import subprocess
-import sys
-import textwrap
-import traceback
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from docutils import nodes
-from docutils.parsers.rst import directives
 from docutils.statemachine import StringList
 from sphinx.application import Sphinx
 from sphinx.util import logging
@@ -51,90 +38,35 @@ LOGGER = logging.getLogger(__name__)
 ROOT = Path(__file__).resolve().parents[2]
 
 
-# --------------------------------------------------------------------------- examples
+# --------------------------------------------------------------------------- doctests
 
 
-def _namespace(directive: SphinxDirective) -> dict[str, Any]:
-    """The namespace the examples of the current page share (fresh for every page)."""
-    return directive.env.temp_data.setdefault("pdireval_namespace", {"__name__": "__main__"})
+#: How a page's ``>>>`` examples are compared with the output written under them.
+DOCTEST_FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 
-def _run(code: str, namespace: dict[str, Any]) -> tuple[str, Any]:
-    """Execute ``code``; return what it printed and the value of a final expression."""
-    tree = ast.parse(code)
-    last = None
-    if tree.body and isinstance(tree.body[-1], ast.Expr):
-        last = ast.Expression(tree.body.pop().value)
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(tree, "<example>", "exec"), namespace)
-        value = eval(compile(last, "<example>", "eval"), namespace) if last else None
-    return out.getvalue(), value
-
-
-def _is_figure(value: Any) -> bool:
-    kind = type(value).__module__
-    return kind.startswith("matplotlib")
-
-
-def _value_nodes(value: Any) -> list[nodes.Node]:
-    """Nodes that show a result the way a notebook shows it."""
-    if value is None:
-        return []
-    if _is_figure(value):
-        import matplotlib.pyplot as plt
-
-        plt.close("all")  # the page shows the committed figure instead
-        return []
-    as_html = getattr(value, "to_html", None) if hasattr(value, "_repr_html_") else None
-    if type(value).__name__ == "Styler":
-        as_html = value.to_html
-    if as_html is not None and type(value).__name__ in {"DataFrame", "Styler"}:
-        table = value._repr_html_() if type(value).__name__ == "DataFrame" else as_html()
-        return [nodes.raw("", f'<div class="pdireval-output">{table}</div>', format="html")]
-    text = pprint.pformat(value, width=88, sort_dicts=False)
-    block = nodes.literal_block(text, text, language="text")
-    block["classes"].append("pdireval-output")
-    return [block]
-
-
-class ExampleDirective(SphinxDirective):
-    """Run a Python example at build time and show it with its output."""
-
-    has_content = True
-    option_spec: ClassVar[dict[str, Any]] = {
-        "raises": directives.unchanged_required,
-        "hide-code": directives.flag,
-    }
-
-    def run(self) -> list[nodes.Node]:
-        code = textwrap.dedent("\n".join(self.content)).strip("\n")
-        result: list[nodes.Node] = []
-        if "hide-code" not in self.options:
-            block = nodes.literal_block(code, code, language="python")
-            result.append(block)
-        expected = self.options.get("raises")
-        try:
-            printed, value = _run(code, _namespace(self))
-        except Exception as error:  # shown, or reported as a build warning
-            if expected and type(error).__name__ == expected:
-                message = f"{type(error).__name__}: {error}"
-                block = nodes.literal_block(message, message, language="text")
-                block["classes"].extend(["pdireval-output", "pdireval-error"])
-                return [*result, block]
-            detail = "".join(traceback.format_exception_only(type(error), error)).strip()
-            LOGGER.warning("example failed: %s\n%s", detail, code, location=self.get_location())
-            return result
-        if expected:
-            LOGGER.warning(
-                "example should raise %s but did not", expected, location=self.get_location()
-            )
-        if printed:
-            block = nodes.literal_block(printed, printed, language="text")
-            block["classes"].append("pdireval-output")
-            result.append(block)
-        result.extend(_value_nodes(value))
-        return result
+def _check_doctests(app: Sphinx, docname: str, source: list[str]) -> None:
+    """Run the ``>>>`` examples of a page (standard code blocks, readable anywhere) when
+    it is read, top to bottom in one namespace as ``doctest`` runs a text file; an
+    example whose output differs from the page's is a build warning (``-W`` fails).
+    """
+    path = app.env.doc2path(docname)
+    examples = doctest.DocTestParser().get_doctest(
+        source[0], {"__name__": "__main__"}, docname, str(path), 0
+    )
+    if not examples.examples:
+        return
+    report = io.StringIO()
+    runner = doctest.DocTestRunner(optionflags=DOCTEST_FLAGS)
+    with contextlib.redirect_stdout(io.StringIO()):
+        failed, _ = runner.run(examples, out=report.write, clear_globs=True)
+    if failed:
+        LOGGER.warning(
+            "%d example(s) do not print what the page shows:\n%s",
+            failed,
+            report.getvalue(),
+            location=docname,
+        )
 
 
 # --------------------------------------------------------------------------- measures
@@ -173,7 +105,7 @@ def _trec_eval_names() -> dict[str, list[str]]:
     from pdireval.metrics import REGISTRY
 
     return {
-        name: [measure.name for measure in family.trec_eval]
+        name: list(dict.fromkeys(measure.name for measure in family.trec_eval))
         for name, family in REGISTRY.items()
         if family.trec_eval
     }
@@ -218,8 +150,7 @@ def _family_rst(family: Any, trec_names: dict[str, list[str]]) -> list[str]:
     aliases += list(family.presets)
     if aliases:
         fields.append((":Also named:", ", ".join(_literal(a) for a in aliases)))
-    declared = getattr(family, "trec_eval", ())
-    trec = list(dict.fromkeys([*declared, *trec_names.get(family.name, ())]))
+    trec = trec_names.get(family.name, [])
     if trec:
         fields.append((":trec_eval:", ", ".join(_literal(t) for t in trec)))
     ir_measures = getattr(family, "ir_measures", None)
@@ -291,63 +222,10 @@ class MeasuresDirective(SphinxDirective):
         return container.children
 
 
-# --------------------------------------------------------------------------- the CLI
-
-
-def _cli_folder(directive: SphinxDirective) -> Path:
-    """A folder with the example collection as TREC files (written once per build)."""
-    folder = Path(directive.env.app.doctreedir) / "pdireval-cli"
-    if not (folder / "qrels.txt").exists():
-        import pdireval
-        from pdireval.datasets import example_qrels, example_run
-
-        folder.mkdir(parents=True, exist_ok=True)
-        pdireval.write_qrels(example_qrels(), folder / "qrels.txt")
-        run = example_run()
-        for name, rows in run.groupby("run"):
-            pdireval.write_run(rows.drop(columns="run"), folder / f"{name}.txt", tag=str(name))
-    return folder
-
-
-class CliDirective(SphinxDirective):
-    """Run ``pdireval ARGS`` on the example collection's files; show command and output.
-
-    The folder holds ``qrels.txt`` and one run file per example run (``strong.txt``,
-    ``medium.txt``, ``weak.txt``). Option ``:lines: N`` keeps the first N output lines.
-    """
-
-    has_content = True
-    option_spec: ClassVar[dict[str, Any]] = {"lines": directives.positive_int}
-
-    def run(self) -> list[nodes.Node]:
-        arguments = " ".join(self.content).strip()
-        done = subprocess.run(
-            [sys.executable, "-m", "pdireval", *shlex.split(arguments)],
-            capture_output=True,
-            text=True,
-            cwd=_cli_folder(self),
-            env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "90"},
-            check=False,
-        )
-        if done.returncode != 0:
-            LOGGER.warning(
-                "pdireval %s failed: %s",
-                arguments,
-                done.stderr.strip(),
-                location=self.get_location(),
-            )
-        lines = done.stdout.rstrip().splitlines()
-        limit = self.options.get("lines")
-        if limit and len(lines) > limit:
-            lines = [*lines[:limit], "..."]
-        text = "\n".join([f"$ pdireval {arguments}", *lines])
-        return [nodes.literal_block(text, text, language="text")]
-
-
 # --------------------------------------------------------------------------- the report
 
 
-#: ``Report.to_html()`` is a fragment that a notebook shows inside its own page; this is
+#: ``Report._repr_html_()`` is the fragment a notebook shows inside its own page; this is
 #: that page's look (a sans-serif font and padded table cells, as Jupyter styles tables).
 NOTEBOOK_PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
@@ -373,7 +251,7 @@ def _write_report(app: Sphinx, exception: Exception | None) -> None:
     from pdireval.datasets import example
 
     report = example().ireval.report(["AP", "nDCG@10", "P@10", "RR"], baseline="medium")
-    page = NOTEBOOK_PAGE.format(body=report.to_html())
+    page = NOTEBOOK_PAGE.format(body=report._repr_html_())
     (Path(app.outdir) / "example_report.html").write_text(page, encoding="utf-8")
 
 
@@ -385,8 +263,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     from pdireval.metrics import REGISTRY
 
     BUILTIN[:] = list(REGISTRY)
-    app.add_directive("pdireval-example", ExampleDirective)
     app.add_directive("pdireval-measures", MeasuresDirective)
-    app.add_directive("pdireval-cli", CliDirective)
+    app.connect("source-read", _check_doctests)
     app.connect("build-finished", _write_report)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -104,23 +104,40 @@ def numeric(values: pd.Series, name: str, role: str) -> FloatArray:
     return values.to_numpy(dtype=np.float64, na_value=np.nan)
 
 
-def labels_of(values: pd.Series, name: str, validate: bool = True) -> FloatArray:
-    """Relevance labels as float64 (NaN = unjudged); checked to be whole numbers."""
+def labels_of(
+    values: pd.Series, name: str, validate: bool = True, *, whole: bool = True
+) -> FloatArray:
+    """Relevance labels as float64 (NaN = unjudged); checked to be finite, and whole
+    numbers unless ``whole=False`` (labels read with ``rel_threshold=``).
+    """
     label = numeric(values, name, "relevance label")
     if validate and not pd.api.types.is_integer_dtype(values.dtype):  # integers are whole
         finite = label[~np.isnan(label)]
+        if not whole:
+            infinite = finite[~np.isfinite(finite)]
+            if len(infinite):
+                msg = (
+                    f"column {name!r} (relevance label) holds {infinite[0]}; labels are "
+                    "finite numbers (NaN for a document without a judgment)"
+                )
+                raise SchemaError(msg)
+            return label
         bad = finite[(finite != np.round(finite)) | ~np.isfinite(finite)]
         if len(bad):
             msg = (
                 f"column {name!r} (relevance label) must hold whole numbers, "
-                f"found {bad[:3].tolist()}; labels are graded levels such as 0, 1, 2 "
-                "(map fractional grades to levels first)"
+                f"found {bad[:3].tolist()}; labels are graded levels such as 0, 1, 2: map "
+                "fractional grades to levels first, or evaluate them as they are with "
+                "rel_threshold= (the smallest label counted as relevant), e.g. "
+                "pdireval.evaluate(run, metrics, qrels=qrels, rel_threshold=0.5)"
             )
             raise SchemaError(msg)
     return label
 
 
-def judged_labels(values: pd.Series, name: str, validate: bool) -> tuple[np.ndarray, FloatArray]:
+def judged_labels(
+    values: pd.Series, name: str, validate: bool, *, whole: bool = True
+) -> tuple[np.ndarray, FloatArray]:
     """Which rows are judged (a bool per row), and their labels as float64.
 
     Integer labels (nullable or not) are read at the judged rows only: a merged run's
@@ -128,7 +145,7 @@ def judged_labels(values: pd.Series, name: str, validate: bool) -> tuple[np.ndar
     Other dtypes go through :func:`labels_of`.
     """
     if not pd.api.types.is_integer_dtype(values.dtype):
-        label = labels_of(values, name, validate)
+        label = labels_of(values, name, validate, whole=whole)
         judged = ~np.isnan(label)
         return judged, label[judged]
     judged = ~np.asarray(values.array.isna(), dtype=bool)  # the array's: no Series made
@@ -407,7 +424,28 @@ def check_unique_docs(
         scope = "run and query" if columns.run else "query"
         msg = (
             f"{len(repeated)} duplicate ({', '.join(keys)}) row(s), e.g. {where}; "
-            f"each document may appear once per {scope}: drop the duplicates "
-            "(e.g. df.drop_duplicates(subset=[...]))"
+            f"each document may appear once per {scope}: "
+            f"{_duplicates_fix(frame, columns, len(repeated))}"
         )
         raise SchemaError(msg)
+
+
+def _duplicates_fix(frame: pd.DataFrame, columns: ResolvedColumns, repeated: int) -> str:
+    """The fix for repeated documents. Many repeats, or an index repeated as ``pd.concat``
+    repeats it, look like several runs under one name (two run files with the same tag),
+    which dropping the duplicates would silently merge into one run.
+    """
+    combined = repeated > 1 and (repeated * 10 >= len(frame) or not frame.index.is_unique)
+    if not combined:
+        return "drop the duplicates (e.g. df.drop_duplicates(subset=[...]))"
+    frames = "pd.concat([a.assign(run='bm25'), b.assign(run='dense')])"
+    if columns.run:
+        return (
+            f"this looks like several runs under one name in {columns.run!r} (e.g. two run "
+            f"files with the same tag): give each run its own name, e.g. {frames}; do not "
+            "drop the duplicates, that would merge the runs into one"
+        )
+    return (
+        "this looks like several runs in one frame without a run column: give each its "
+        f"own name in a 'run' column, e.g. {frames}"
+    )

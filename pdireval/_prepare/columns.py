@@ -330,6 +330,21 @@ class ResolvedColumns:
                 )
                 raise SchemaError(msg)
 
+    def require_labels(self, frame: pd.DataFrame) -> None:
+        """:meth:`require` for the relevance labels of a frame evaluated on its own: a
+        run without its judgments is refused with the two ways to give them.
+        """
+        if self.rel is None:
+            msg = (
+                f"relevance labels are missing: no column 'rel' (or one of "
+                f"{list(SYNONYMS.get('rel', ()))}) among {list(frame.columns)}; pass the "
+                "judgments next to the run with qrels=qrels (e.g. "
+                "run.ireval.evaluate(metrics, qrels=qrels)) or merge them in first with "
+                "pdireval.merge_qrels(run, qrels); labels in a column of another name: map "
+                "it with df.ireval(rel='<column>') or columns={'rel': '<column>'}"
+            )
+            raise SchemaError(msg)
+
 
 def as_column_map(columns: ColumnMap | Mapping[str, Any] | None) -> ColumnMap:
     """Accept a :class:`ColumnMap`, a ``{role: column}`` mapping or ``None``."""

@@ -36,7 +36,7 @@ from pdireval._prepare.columns import ResolvedColumns
 from pdireval._prepare.keys import id_keys
 from pdireval._prepare.sorting import has_repeat, slot_table
 
-__all__ = ["group_codes", "repeated_rows"]
+__all__ = ["factorize_sorted", "group_codes", "repeated_rows"]
 
 IntArray = np.ndarray
 
@@ -50,15 +50,13 @@ def group_codes(
     """Factorize (run, query) into dense codes ordered like the sorted ids (``frame``: a
     DataFrame, or its id columns by name).
     """
-    query_codes, query_ids = _factorize_sorted(frame[columns.query])
+    query_codes, query_ids = factorize_sorted(frame[columns.query])
     query_index = pd.Index(query_ids, name=columns.query)
     if columns.run is None:
         return query_codes, query_index
-    run_codes, run_ids = _factorize_sorted(frame[columns.run])
-    combined = run_codes.astype(np.int64) * max(len(query_ids), 1) + query_codes
-    codes, pairs = pd.factorize(combined, sort=True)
-    codes = _narrow(codes)
+    run_codes, run_ids = factorize_sorted(frame[columns.run])
     n_queries = max(len(query_ids), 1)
+    codes, pairs = _pair_codes(run_codes, query_codes, len(run_ids), n_queries)
     index = pd.MultiIndex.from_arrays(
         [
             pd.Index(run_ids, name=columns.run).take(pairs // n_queries),
@@ -68,13 +66,40 @@ def group_codes(
     return codes, index
 
 
+def _pair_codes(
+    run_codes: IntArray, query_codes: IntArray, n_runs: int, n_queries: int
+) -> tuple[IntArray, IntArray]:
+    """Dense codes of the (run, query) pairs that occur, in sorted order, and each code's
+    pair as ``run * n_queries + query``.
+
+    Where every pair has a slot in a table no larger than the rows (or a few million),
+    the pairs that occur are ranked through that table, with no 64-bit value per row.
+    """
+    n = len(query_codes)
+    slots = max(n_runs, 1) * n_queries
+    if n_runs <= 1:  # one run: the pairs are the queries
+        pairs = np.flatnonzero(bincount(query_codes, n_queries)) if n else np.zeros(0, np.intp)
+        rank = np.zeros(n_queries, dtype=np.int32 if n_queries < 2**31 else np.int64)
+        rank[pairs] = np.arange(len(pairs))
+        return gathered(rank, query_codes), pairs
+    if slots <= max(n, 1 << 22) and slots < 2**31:
+        combined = run_codes.astype(np.int32) * np.int32(n_queries) + query_codes
+        pairs = np.flatnonzero(bincount(combined, slots))
+        rank = np.zeros(slots, dtype=np.int32)
+        rank[pairs] = np.arange(len(pairs), dtype=np.int32)
+        return gathered(rank, combined), pairs
+    combined64 = run_codes.astype(np.int64) * n_queries + query_codes
+    codes, pairs = pd.factorize(combined64, sort=True)
+    return _narrow(codes), pairs
+
+
 #: Below this many rows, ids that are not Python objects are hashed whole: reading the
 #: first row of each block has a fixed cost (about 0.2 ms) that hashing only saves on
 #: longer columns.
 _BLOCKS_FROM_ROWS = 20_000
 
 
-def _factorize_sorted(values: pd.Series) -> tuple[IntArray, pd.Index]:
+def factorize_sorted(values: pd.Series) -> tuple[IntArray, pd.Index]:
     """Codes and sorted unique ids; reads only the first row of each block when ids come grouped."""
     n = len(values)
     if n > 1 and not scattered_start(values):

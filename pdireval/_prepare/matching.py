@@ -33,6 +33,7 @@ from pdireval._prepare.checks import (
     refuse_mismatched_roles,
 )
 from pdireval._prepare.columns import ResolvedColumns
+from pdireval._prepare.groups import factorize_sorted
 from pdireval._prepare.keys import id_keys, python_string_blocks, python_string_keys
 from pdireval._prepare.pairs import IdPairs, sorted_pair_keys
 from pdireval._prepare.stacked import stacked_column
@@ -142,6 +143,7 @@ def join_resolved(
     *,
     check_overlap: bool = True,
     keep_ids: bool = False,
+    whole: bool = True,
 ) -> Joined:
     """Match ``run`` against ``qrels`` as :func:`~pdireval.merge_qrels` does, checking
     both, and group the rows the merged frame would have; no column of that frame is
@@ -153,7 +155,7 @@ def join_resolved(
     is evaluated, as every frame is.
     """
     _refuse_unusable_roles(run, qrels, run_cols, qrels_cols)
-    theirs, labels = _qrels_ids(qrels, qrels_cols)
+    theirs, labels = _qrels_ids(qrels, qrels_cols, whole)
     mine = _run_ids(run, run_cols, theirs, keep_ids)
     row, judgment = algorithms.match_pairs(mine.pairs(), theirs, mine.convert)
     found, run_ids = _retrieved_judgments(mine.ids.get("run"), row, judgment, len(qrels))
@@ -216,7 +218,9 @@ def _refuse_unusable_roles(
         raise SchemaError(msg)
 
 
-def _qrels_ids(qrels: pd.DataFrame, qrels_cols: ResolvedColumns) -> tuple[IdPairs, np.ndarray]:
+def _qrels_ids(
+    qrels: pd.DataFrame, qrels_cols: ResolvedColumns, whole: bool = True
+) -> tuple[IdPairs, np.ndarray]:
     """The qrels' ids (checked, with their keys) and labels; refuses a (query, doc)
     judged twice.
     """
@@ -224,7 +228,7 @@ def _qrels_ids(qrels: pd.DataFrame, qrels_cols: ResolvedColumns) -> tuple[IdPair
     doc = _as_ids(qrels, qrels_cols.name("doc"))
     check_no_nulls_in({"query": query, "doc": doc}, qrels_cols)
     rel_name = qrels_cols.name("rel")
-    labels = labels_of(qrels[rel_name], rel_name)
+    labels = labels_of(qrels[rel_name], rel_name, whole=whole)
     doc_keys = id_keys(doc)  # for the pair keys and the lookup of judged docs
     pairs = sorted_pair_keys(query, doc, doc_keys)
     if pairs is None:  # no keys, or two judgments share one: look for repeats exactly
@@ -292,10 +296,10 @@ def _retrieved_judgments(
         found = np.zeros((1, n_judgments), dtype=bool)
         found[0, judgment] = True
         return found, None
-    run_codes, distinct = pd.factorize(run_ids, sort=True)
+    run_codes, distinct = factorize_sorted(run_ids)  # 32-bit codes, runs read per block
     found = np.zeros((len(distinct), n_judgments), dtype=bool)
     found[run_codes[row], judgment] = True
-    return found, pd.Index(distinct)
+    return found, distinct
 
 
 @dataclass(frozen=True)

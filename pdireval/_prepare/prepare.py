@@ -42,7 +42,7 @@ from pdireval._prepare.ordering import Positions, TieBreak
 from pdireval._prepare.ranked import Ranked
 from pdireval._prepare.sorting import stable_argsort
 
-__all__ = ["Prepared", "positions", "prepare"]
+__all__ = ["Prepared", "positions", "prepare", "self_documents"]
 
 IntArray = np.ndarray
 
@@ -104,13 +104,17 @@ def prepare(
 
     With ``matched``, ``frame`` is a run without labels and ``matched`` its judgments.
     """
-    columns.require(frame, "query", "doc", *(() if matched else ("rel",)))
+    columns.require(frame, "query", "doc")
+    if matched is None:
+        columns.require_labels(frame)
     require_ranking(frame, columns)
-    rows = _rows(frame, columns, options.validate, matched)
+    rows = _rows(frame, columns, options.validate, matched, options.rel_threshold is None)
     key, descending, present = ranking(frame, columns, options.validate)
     retrieved = ~np.isnan(key) if present is None else present
     if options.validate:
         _refuse_unranked_and_unjudged(frame, columns, retrieved, rows.judged, matched)
+    if options.ignore_self:  # BEIR: a document equal to its query leaves the ranking
+        retrieved = retrieved & ~self_documents(frame, columns)
     retrieved_rows = _as_range(retrieved)
     judged_ret = np.flatnonzero(rows.judged[retrieved_rows])
     found = _positions_of(
@@ -131,6 +135,16 @@ def prepare(
     keep, blank = _query_policy(ranked, has_retrieved, options.queries)
     average = options.ties == "average" and columns.rank is None
     return Prepared(ranked=ranked, index=rows.index, keep=keep, blank=blank, average=average)
+
+
+def self_documents(frame: pd.DataFrame, columns: ResolvedColumns) -> np.ndarray:
+    """Per row, whether its doc id equals its query id, both compared as text."""
+    query, doc = (_as_text(frame[columns.name(role)]) for role in ("query", "doc"))
+    return np.asarray(query.array == doc.array, dtype=bool)
+
+
+def _as_text(ids: pd.Series) -> pd.Series:
+    return ids if isinstance(ids.dtype, pd.StringDtype) else ids.astype("str")
 
 
 def positions(frame: pd.DataFrame, columns: ResolvedColumns) -> tuple[np.ndarray, IntArray]:
@@ -163,7 +177,11 @@ def positions(frame: pd.DataFrame, columns: ResolvedColumns) -> tuple[np.ndarray
 
 
 def _rows(
-    frame: pd.DataFrame, columns: ResolvedColumns, validate: bool, matched: Matched | None
+    frame: pd.DataFrame,
+    columns: ResolvedColumns,
+    validate: bool,
+    matched: Matched | None,
+    whole: bool = True,
 ) -> _Rows:
     """The groups and judgments of the frame's rows (ids checked for missing values)."""
     if matched is not None:
@@ -181,7 +199,7 @@ def _rows(
     check_no_nulls_in(ids, columns)
     group, index = algorithms.group_codes(_by_name(ids, columns), columns)
     rel = columns.name("rel")
-    judged, judged_label = judged_labels(frame[rel], rel, validate)
+    judged, judged_label = judged_labels(frame[rel], rel, validate, whole=whole)
     return _Rows(ids["doc"], group, index, judged, judged_label, group[:0], judged_label[:0], False)
 
 

@@ -20,7 +20,7 @@ from pdireval._prepare import algorithms
 from pdireval._prepare.arrays import bincount, take
 from pdireval._prepare.checks import check_unique_docs
 from pdireval._prepare.columns import ColumnMap, as_column_map
-from pdireval._prepare.groups import _factorize_sorted
+from pdireval._prepare.groups import factorize_sorted
 from pdireval._prepare.ordering import TieBreak
 
 __all__ = ["Runs", "RunsLike", "ranking_positions", "read_runs", "run_frame"]
@@ -129,11 +129,11 @@ def read_runs(
             )
             raise SchemaError(msg)
     run_codes, names = _runs_in_given_order(run_values)
-    query_codes, queries = _factorize_sorted(frame[query_col])
+    query_codes, queries = factorize_sorted(frame[query_col])
     n_queries = len(queries)
     group = run_codes.astype(np.int64, copy=False) * n_queries + query_codes
     check_unique_docs(frame, cols, group)
-    doc_codes, docs = _factorize_sorted(frame[doc_col])
+    doc_codes, docs = factorize_sorted(frame[doc_col])
     n_groups = len(names) * n_queries
     position = ranking_positions(group, score, n_groups, docs, doc_codes)
     if depth is not None:
@@ -205,7 +205,7 @@ def _one_frame(
 
 def _runs_in_given_order(values: pd.Series) -> tuple[np.ndarray, tuple[Any, ...]]:
     """Run codes numbered in the order the runs first appear."""
-    codes, uniques = _factorize_sorted(values)
+    codes, uniques = factorize_sorted(values)
     if not len(codes):
         return codes.astype(np.int64), ()
     starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])

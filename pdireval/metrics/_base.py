@@ -187,6 +187,9 @@ class Family:
     needs : sequence of str
         Column roles the family reads besides query, doc, rel and rank/score (e.g.
         ``("known",)``); evaluating it on a frame without them is refused.
+    whole_labels : bool
+        Whether the family reads labels as whole grades (ERR's grade scale, ndeval's
+        judgments): labels that are not whole numbers (``rel_threshold=``) are refused.
     doc : str
         One-paragraph description shown in ``help()`` and the README catalogue.
     """
@@ -206,6 +209,7 @@ class Family:
         average_kernel: Kernel | None = None,
         constraint: Callable[[dict[str, Any]], None] | None = None,
         needs: tuple[str, ...] = (),
+        whole_labels: bool = False,
         judged_only: bool = False,
         synonyms: Synonyms | None = None,
         trec_eval: tuple[TrecMeasure, ...] = (),
@@ -227,6 +231,7 @@ class Family:
         self.bounded = bounded
         self.constraint = constraint
         self.needs = needs
+        self.whole_labels = whole_labels
         self.__doc__ = doc
 
     def __repr__(self) -> str:

@@ -66,6 +66,7 @@ def _family(
             cutoff=cutoff,  # type: ignore[arg-type]
             aliases=aliases,
             needs=("subtopic",),
+            whole_labels=True,
             bounded=bounded,
             doc=doc,
         )

@@ -60,6 +60,7 @@ ERR = register(
             ),
         ),
         cutoff="optional",
+        whole_labels=True,
         aliases=("expected_reciprocal_rank",),
         cutoff_aliases=("err",),
         doc="""Expected reciprocal rank (Chapelle et al. 2009), of the top k with ``ERR@k``.

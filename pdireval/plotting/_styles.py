@@ -1,0 +1,151 @@
+"""Which run gets which look: one (colour, marker, line style) per run, stable as runs are added.
+
+A run's style is chosen by its position in the run order: the order given with ``order=``,
+then the runs not named there in the order they first appear in the frame (a categorical
+run column: the order of its categories). Position ``i`` gets colour ``i mod 10`` of
+matplotlib's ``tab10`` palette, a marker that changes with every block of ten runs, and a
+solid, dashed, dotted or dash-dotted line for the first, second, third and fourth block:
+no two of the first 100 runs share both colour and marker, and no two of the first 40
+share colour, marker and line style.
+
+Adding runs at the end of the order (``pd.concat([frame, new_runs])``, or names appended
+to ``order=``) therefore leaves every earlier run its style. A hash of the name would keep
+a style even when runs are removed, but two of ten names would often share a style; the
+order keeps both promises at once, and ``order=`` names the runs a figure lacks, so that
+several figures of different subsets keep the same styles.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from pdireval._errors import SchemaError
+from pdireval._prepare.columns import as_column_map
+from pdireval.typing import ColumnsLike as Columns
+
+__all__ = ["RunStyle", "run_order", "run_styles"]
+
+#: matplotlib's ``tab10`` palette (``C0`` ... ``C9``), written out so that a changed
+#: ``axes.prop_cycle`` does not change pdireval's colours.
+COLOURS = (
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#d62728",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#7f7f7f",
+    "#bcbd22",
+    "#17becf",
+)
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "*")
+LINESTYLES = ("-", "--", ":", "-.")
+#: Blocks of ten runs shift the marker by this much: a colour meets a new marker in each
+#: of the first ten blocks (3 and 10 share no divisor).
+_MARKER_SHIFT = 3
+
+
+@dataclass(frozen=True)
+class RunStyle:
+    """The look of one run in every figure: a colour, a marker and a line style.
+
+    Examples
+    --------
+    >>> style = RunStyle("#1f77b4", "o", "-")
+    >>> style.line()
+    {'color': '#1f77b4', 'marker': 'o', 'linestyle': '-'}
+    """
+
+    color: str
+    marker: str
+    linestyle: str
+
+    def line(self) -> dict[str, Any]:
+        """Keyword arguments of ``ax.plot`` that draw a line in this style."""
+        return {"color": self.color, "marker": self.marker, "linestyle": self.linestyle}
+
+
+def style_at(position: int) -> RunStyle:
+    """The style of the run at ``position`` (0-based) of the run order."""
+    block = position // len(COLOURS)
+    return RunStyle(
+        COLOURS[position % len(COLOURS)],
+        MARKERS[(position + _MARKER_SHIFT * block) % len(MARKERS)],
+        LINESTYLES[block % len(LINESTYLES)],
+    )
+
+
+def run_styles(runs: Iterable[Hashable]) -> dict[Hashable, RunStyle]:
+    """The style of each run, by its position in ``runs``: the styles of pdireval's figures.
+
+    Parameters
+    ----------
+    runs : iterable of run ids
+        The runs in the order that gives them their style (each once). Appending a run
+        never changes the style of the runs before it.
+
+    Returns
+    -------
+    dict
+        Run id -> :class:`RunStyle` (``color``, ``marker``, ``linestyle``), in the order
+        of ``runs``; ``style.line()`` gives the keyword arguments of ``ax.plot``.
+
+    Raises
+    ------
+    SchemaError
+        A run is named twice.
+
+    Examples
+    --------
+    Draw your own figure in the colours of pdireval's:
+
+    >>> from pdireval.plotting import run_styles
+    >>> styles = run_styles(["bm25", "bm25+rerank"])
+    >>> styles["bm25+rerank"]
+    RunStyle(color='#ff7f0e', marker='s', linestyle='-')
+    >>> run_styles(["bm25", "bm25+rerank", "dense"])["bm25+rerank"] == styles["bm25+rerank"]
+    True
+    >>> len({(s.color, s.marker) for s in run_styles(range(20)).values()})
+    20
+    """
+    ordered = list(runs)
+    seen: set[Hashable] = set()
+    twice = [run for run in ordered if run in seen or seen.add(run)]  # type: ignore[func-returns-value]
+    if twice:
+        msg = f"runs named more than once in the run order: {twice[:5]}; name each run once"
+        raise SchemaError(msg)
+    return {run: style_at(i) for i, run in enumerate(ordered)}
+
+
+def run_order(
+    frame: pd.DataFrame, columns: Columns, order: Sequence[Hashable] | None
+) -> tuple[list[Hashable], dict[Hashable, RunStyle]]:
+    """(the runs of ``frame`` in drawing order, the style of every run of the order).
+
+    ``order`` first (runs it names that the frame lacks keep their place and style, so a
+    figure of a subset styles its runs as the figure of all runs does), then the frame's
+    other runs as they first appear (categories: in category order). A frame without a
+    run column has the single run ``None``.
+    """
+    column = as_column_map(columns).resolve(frame).run
+    if column is None:
+        return [None], {None: style_at(0)}
+    values = frame[column]
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        present = set(values.dropna().unique())
+        appearance: list[Any] = list(values.cat.categories)
+    else:
+        appearance = list(pd.unique(values.dropna()))
+        present = set(appearance)
+    if isinstance(order, str | bytes):
+        msg = f"order= takes a list of run ids, got the string {order!r}; write order=[{order!r}]"
+        raise SchemaError(msg)
+    given = [] if order is None else list(order)
+    listed = set(given)
+    styles = run_styles(given + [run for run in appearance if run not in listed])
+    return [run for run in styles if run in present], styles

@@ -1,0 +1,278 @@
+"""Figures of risk and all-pairs tests, drawn with matplotlib.
+
+:func:`risk_plot` shows, run by run, how many queries a run wins and loses against a
+baseline and by how much, with its TRisk; :func:`pairs_heatmap` shows the p-values of
+all pairs of runs (:func:`pdireval.tukey_hsd`) as a matrix. Both draw on ``ax`` (or on
+a new figure when ``ax`` is None) and return the Axes; nothing is shown and no global
+matplotlib setting is changed. matplotlib is optional (``pip install 'pdireval[plot]'``)
+and imported only when a figure is drawn.
+
+Examples
+--------
+>>> import matplotlib
+>>> matplotlib.use("Agg")
+>>> import pdireval
+>>> from pdireval.science_plots import risk_plot
+>>> from pdireval.datasets import example
+>>> ax = risk_plot(example(), "AP", baseline="medium")
+>>> [label.get_text() for label in ax.get_yticklabels()]
+['strong', 'weak']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import TYPE_CHECKING, Any, Unpack
+
+import numpy as np
+import pandas as pd
+
+from pdireval import _escape as escape
+from pdireval._errors import MetricError, MissingDependencyError, SchemaError
+from pdireval._matrices import matrices
+from pdireval.risk_sensitive import TRISK_THRESHOLD, _alphas, _baseline_of, urisk_trisk
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers only
+    from matplotlib.axes import Axes
+
+    from pdireval.typing import ColumnsLike, EvaluationOptions, MetricLike
+
+__all__ = ["pairs_heatmap", "risk_plot"]
+
+_GAINS = ("#c7e9c0", "#74c476", "#238b45")
+_LOSSES = ("#fcbba1", "#fb6a4a", "#cb181d")
+
+
+def _pyplot() -> Any:
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as error:
+        msg = (
+            "plots need matplotlib, which is not installed; install it with "
+            "pip install 'pdireval[plot]' (or pip install matplotlib)"
+        )
+        raise MissingDependencyError(msg) from error
+    return plt
+
+
+def _axes(ax: Axes | None, size: tuple[float, float]) -> Axes:
+    if ax is not None:
+        return ax
+    _, new = _pyplot().subplots(figsize=size, layout="constrained")
+    return new
+
+
+def _edges(bins: Sequence[float]) -> list[float]:
+    values = list(bins)
+    ok = all(
+        not isinstance(v, bool) and isinstance(v, int | float | np.number) and v > 0 for v in values
+    )
+    if not values or not ok or sorted(values) != values or len(set(values)) != len(values):
+        msg = f"bins={bins!r} must be increasing positive numbers, e.g. (0.1, 0.3)"
+        raise MetricError(msg)
+    return [float(v) for v in values]
+
+
+def risk_plot(
+    frame: pd.DataFrame,
+    metric: MetricLike,
+    *,
+    baseline: Hashable,
+    alpha: float = 1.0,
+    bins: Sequence[float] = (0.1, 0.3),
+    ax: Axes | None = None,
+    columns: ColumnsLike = None,
+    **options: Unpack[EvaluationOptions],
+) -> Axes:
+    """Per-query wins and losses of every run against a baseline, by size, with TRisk.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Long frame with a run column holding at least two runs.
+    metric : str or Metric
+        One measure.
+    baseline : run id
+        The run the others are compared with.
+    alpha : float
+        Risk aversion of the TRisk shown next to each run (default 1).
+    bins : sequence of float
+        Edges that split the size of a per-query difference into classes, drawn from
+        light to dark (default: below 0.1, 0.1 to 0.3, 0.3 and more).
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure when omitted.
+    columns, **options
+        Column roles and evaluation options, as in :func:`pdireval.risk`.
+
+    Returns
+    -------
+    matplotlib Axes
+        One row per run: losses to the left of 0, wins to the right (numbers of
+        queries), and the run's TRisk on the right, marked ``*`` beyond +-2.
+
+    Raises
+    ------
+    SchemaError, MetricError
+        As in :func:`pdireval.risk`; more than one metric.
+    MissingDependencyError
+        matplotlib is not installed.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from pdireval.science_plots import risk_plot
+    >>> from pdireval.datasets import example
+    >>> ax = risk_plot(example(), "nDCG@10", baseline="medium", alpha=5)
+    >>> ax.get_xlabel()
+    'Queries lost (left) and won (right) against medium'
+    """
+    _pyplot()  # matplotlib first: a user without it hears that before anything else
+    from matplotlib.transforms import ScaledTranslation
+
+    (level,) = _alphas([alpha])
+    edges = _edges(bins)
+    found = list(matrices(frame, metric, columns, options, "risk_plot"))
+    if len(found) != 1:
+        msg = f"risk_plot draws one metric, got {[m.metric for m in found]}"
+        raise MetricError(msg)
+    matrix = found[0]
+    base = _baseline_of(matrix, baseline)
+    others = [run for run in matrix.runs if run != base]
+    position = matrix.runs.index(base)
+    differences = np.delete(matrix.values, position, axis=1).T - matrix.values[:, position]
+    differences[np.abs(differences) <= 1e-12] = 0.0
+    _, trisk = urisk_trisk(differences, level)
+    limits = [0.0, *edges, np.inf]
+    ax = _axes(ax, (7.0, 2.4 + 0.45 * len(others)))
+    rows = np.arange(len(others))[::-1]
+    ax.spines[["top", "right"]].set_visible(False)
+    for i in range(len(limits) - 1):
+        low, high = limits[i], limits[i + 1]
+        size = np.abs(differences)
+        in_class = (size > low) & (size <= high) if i else (size > 0) & (size <= high)
+        wins = ((differences > 0) & in_class).sum(axis=1)
+        losses = ((differences < 0) & in_class).sum(axis=1)
+        start_w = ((differences > 0) & (size <= low) & (size > 0)).sum(axis=1)
+        start_l = ((differences < 0) & (size <= low) & (size > 0)).sum(axis=1)
+        label = f"{low:g}-{high:g}" if np.isfinite(high) else f">{low:g}"
+        ax.barh(rows, wins, left=start_w, color=_GAINS[min(i, 2)], label=f"win {label}")
+        ax.barh(rows, -losses, left=-start_l, color=_LOSSES[min(i, 2)], label=f"loss {label}")
+    n = differences.shape[1]
+    ax.axvline(0, color="0.2", linewidth=0.8)
+    ax.set_xlim(-n * 1.02, n * 1.02)
+    ax.set_yticks(rows, [escape.matplotlib(run) for run in others])
+    marks = ["*" if abs(value) > TRISK_THRESHOLD else "" for value in trisk]
+    right = ax.secondary_yaxis("right")
+    right.set_yticks(rows, [f"TRisk {v:.2f}{m}" for v, m in zip(trisk, marks, strict=True)])
+    right.spines["right"].set_visible(False)
+    right.tick_params(length=0)
+    ax.set_xlabel(f"Queries lost (left) and won (right) against {escape.matplotlib(base)}")
+    ax.set_title(f"{escape.matplotlib(matrix.metric)}: per-query differences, alpha = {level:g}")
+    below: dict[str, Any] = {  # under the x label, whatever the figure's height
+        "bbox_to_anchor": (0.5, 0.0),
+        "bbox_transform": ax.transAxes
+        + ScaledTranslation(0.0, -0.5, ax.figure.dpi_scale_trans),  # half an inch
+        "ncol": len(limits) - 1,
+        "fontsize": 8,
+        "title": "size of the per-query difference",
+        "frameon": False,
+    }
+    ax.legend(loc="upper center", **below)
+    return ax
+
+
+def pairs_heatmap(
+    pairs: pd.DataFrame, metric: str | None = None, *, ax: Axes | None = None
+) -> Axes:
+    """The p-values of all pairs of runs as a matrix, runs ordered by their mean.
+
+    Parameters
+    ----------
+    pairs : DataFrame
+        All pairs of runs with columns ``run``, ``baseline``, ``metric``, ``mean``,
+        ``baseline_mean``, ``p_value`` and ``significant``: what
+        :func:`pdireval.tukey_hsd` returns.
+    metric : str, optional
+        The metric to draw; may be omitted when ``pairs`` holds one.
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure when omitted.
+
+    Returns
+    -------
+    matplotlib Axes
+        Cell (i, j) is coloured by the p-value of runs i and j (dark: small) and
+        labelled with it, in bold when the pair differs significantly.
+
+    Raises
+    ------
+    SchemaError
+        A column is missing, or ``metric`` names no metric of ``pairs``.
+    MissingDependencyError
+        matplotlib is not installed.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import pdireval
+    >>> from pdireval.science_plots import pairs_heatmap
+    >>> from pdireval.datasets import example
+    >>> pairs = pdireval.tukey_hsd(example(), "AP", n_resamples=1000, seed=1)
+    >>> ax = pairs_heatmap(pairs)
+    >>> [label.get_text() for label in ax.get_xticklabels()]
+    ['strong', 'medium', 'weak']
+    """
+    plt = _pyplot()
+    needed = ("run", "baseline", "metric", "mean", "baseline_mean", "p_value", "significant")
+    missing = [column for column in needed if column not in pairs.columns]
+    if missing:
+        msg = f"pairs_heatmap needs columns {list(needed)}; {missing} are missing"
+        raise SchemaError(msg)
+    metrics = list(dict.fromkeys(pairs["metric"]))
+    if metric is None and len(metrics) != 1:
+        msg = f"the pairs hold several metrics {metrics}; name one with metric="
+        raise SchemaError(msg)
+    chosen = metrics[0] if metric is None else metric
+    if chosen not in metrics:
+        msg = f"metric {chosen!r} is not in the pairs (metrics: {metrics})"
+        raise SchemaError(msg)
+    block = pairs[pairs["metric"] == chosen]
+    means: dict[Hashable, float] = {}
+    for run, base, mean, base_mean in zip(
+        block["run"], block["baseline"], block["mean"], block["baseline_mean"], strict=True
+    ):
+        means.setdefault(base, float(base_mean))
+        means.setdefault(run, float(mean))
+    order = sorted(means, key=lambda run: -means[run])
+    index = {run: i for i, run in enumerate(order)}
+    p = np.full((len(order), len(order)), np.nan)
+    significant = np.zeros_like(p, dtype=bool)
+    for run, base, value, flag in zip(
+        block["run"], block["baseline"], block["p_value"], block["significant"], strict=True
+    ):
+        i, j = index[run], index[base]
+        p[i, j] = p[j, i] = value
+        significant[i, j] = significant[j, i] = bool(flag)
+    ax = _axes(ax, (1.6 + 0.7 * len(order), 1.2 + 0.6 * len(order)))
+    image = ax.imshow(p, cmap="viridis", vmin=0.0, vmax=1.0)
+    for i in range(len(order)):
+        for j in range(len(order)):
+            if i == j:
+                continue
+            ax.text(
+                j,
+                i,
+                "<0.001" if p[i, j] < 0.001 else f"{p[i, j]:.3f}",
+                ha="center",
+                va="center",
+                fontsize=8,
+                color="white" if p[i, j] < 0.5 else "black",
+                fontweight="bold" if significant[i, j] else "normal",
+            )
+    labels = [escape.matplotlib(run) for run in order]
+    ax.set_xticks(range(len(order)), labels, rotation=45, ha="right")
+    ax.set_yticks(range(len(order)), labels)
+    ax.set_title(f"{escape.matplotlib(chosen)}: p-values of all pairs (bold: significant)")
+    plt.colorbar(image, ax=ax, label="p-value", shrink=0.8)
+    return ax

@@ -1,0 +1,69 @@
+"""Figures of risk and all-pairs tests: what they draw is what the tables say."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from science_frames import frame_with_p10
+
+import pdireval
+
+matplotlib = pytest.importorskip("matplotlib")
+matplotlib.use("Agg")
+from pdireval.science_plots import pairs_heatmap, risk_plot  # noqa: E402
+
+VALUES = np.array(
+    [[0.5, 0.9, 0.1], [0.5, 0.6, 0.4], [0.5, 0.2, 0.5], [0.5, 0.5, 0.0], [0.4, 0.8, 0.3]]
+)
+
+
+def test_risk_plot_bars_count_the_wins_and_losses() -> None:
+    import matplotlib.pyplot as plt
+
+    frame = frame_with_p10(VALUES, runs=["base", "a$b", "c"])
+    ax = risk_plot(frame, "P@10", baseline="base", alpha=2)
+    table = pdireval.risk(frame, "P@10", baseline="base", alpha=2)
+    rows = {round(p.get_y() + p.get_height() / 2): p for p in ax.patches}
+    assert len(rows) == 2
+    for position, (_, row) in zip((1, 0), table.iterrows(), strict=True):
+        widths = [
+            p.get_width() for p in ax.patches if round(p.get_y() + p.get_height() / 2) == position
+        ]
+        assert sum(w for w in widths if w > 0) == row["wins"]
+        assert -sum(w for w in widths if w < 0) == row["losses"]
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels == ["a\\$b", "c"]  # a $ in a run name is shown, not read as math
+    right = [t.get_text() for t in ax.child_axes[0].get_yticklabels()]
+    assert right == [f"TRisk {v:.2f}{'*' if abs(v) > 2 else ''}" for v in table["trisk"]]
+    plt.close("all")
+
+
+def test_pairs_heatmap_shows_the_p_values() -> None:
+    import matplotlib.pyplot as plt
+
+    frame = frame_with_p10(VALUES, runs=["base", "a", "c"])
+    pairs = pdireval.tukey_hsd(frame, ["P@10", "AP"], n_resamples=199, seed=1)
+    ax = pairs_heatmap(pairs, "P@10")
+    shown = sorted(t.get_text() for t in ax.texts)
+    p = pairs[pairs["metric"] == "P@10"]["p_value"]
+    expected = sorted(2 * ["<0.001" if v < 0.001 else f"{v:.3f}" for v in p])
+    assert shown == expected
+    means = pdireval.summary(frame, "P@10")["P@10"].sort_values(ascending=False)
+    assert [t.get_text() for t in ax.get_xticklabels()] == list(means.index)
+    with pytest.raises(pdireval.SchemaError, match="several metrics"):
+        pairs_heatmap(pairs)
+    with pytest.raises(pdireval.SchemaError, match="not in the pairs"):
+        pairs_heatmap(pairs, "nDCG")
+    with pytest.raises(pdireval.SchemaError, match="p_value"):
+        pairs_heatmap(pairs.drop(columns="p_value"))
+    plt.close("all")
+
+
+def test_risk_plot_refuses_bad_input() -> None:
+    frame = frame_with_p10(VALUES)
+    with pytest.raises(pdireval.MetricError, match="one metric"):
+        risk_plot(frame, ["P@10", "AP"], baseline="r0")
+    with pytest.raises(pdireval.MetricError, match="bins"):
+        risk_plot(frame, "P@10", baseline="r0", bins=(0.3, 0.1))
+    with pytest.raises(pdireval.SchemaError, match="not found"):
+        risk_plot(frame, "P@10", baseline="nope")
