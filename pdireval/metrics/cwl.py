@@ -272,9 +272,11 @@ def _u_measure(
 # --- the families ------------------------------------------------------------------------------
 
 
-def _common_params() -> tuple[Param, ...]:
+def _params(*model: Param) -> tuple[Param, ...]:
+    """``rel``, the model's own parameters, then those every C/W/L family shares."""
     return (
         rel_param(),
+        *model,
         Param(
             "max_label",
             1,
@@ -299,7 +301,7 @@ def _family(
         Family(
             name,
             _kernel(name, model),
-            params=(*_common_params(), *params),
+            params=_params(*params),
             cutoff=cutoff,
             aliases=aliases,
             bounded=False,
@@ -394,8 +396,7 @@ INST = register(
     Family(
         "INST",
         _kernel("INST", _inst),
-        params=(
-            *_common_params(),
+        params=_params(
             Param("T", 1, number_above(0), "the gain the user expects to need (target)"),
         ),
         cutoff="optional",
@@ -418,8 +419,7 @@ BPM = register(
     Family(
         "BPM",
         _kernel("BPM", _bpm),
-        params=(
-            *_common_params(),
+        params=_params(
             Param("T", 1, number_above(0), "the total gain the user wants (E_b)"),
             Param("K", 10, number_above(0), "the total cost the user will spend (E_c)"),
         ),
@@ -443,8 +443,7 @@ TBG = register(
     Family(
         "TBG",
         _kernel("TBG", _tbg),
-        params=(
-            *_common_params(),
+        params=_params(
             Param(
                 "halflife", 224, number_above(0), "the time (cost) by which half the users stopped"
             ),
@@ -469,8 +468,7 @@ U = register(
     Family(
         "U",
         _kernel("U", _u_measure),
-        params=(
-            *_common_params(),
+        params=_params(
             Param(
                 "L", 1000, number_above(0), "the amount of text (cost) after which nobody reads on"
             ),
