@@ -77,16 +77,24 @@ def _weights(family: str, costs: list[float], params: dict) -> list[float]:
 
 
 def cwl_reference(
-    family: str, params: dict[str, Any], k: int | None, ranking: list[Any]
+    family: str,
+    params: dict[str, Any],
+    k: int | None,
+    ranking: list[Any],
+    judged: list[Any] = (),
 ) -> dict[str, float]:
-    """The five C/W/L values of one query, ``ranking`` its labels in rank order."""
+    """The five C/W/L values of one query, ``ranking`` its labels in rank order and
+    ``judged`` all its judged labels."""
     depth = 1000 if k is None else k
-    top = max(params.get("rel", 1), 0)
+    least = max(params.get("rel", 1), 0)
+    scale = params["max_label"]
+    if scale == "query":
+        scale = max([label for label in judged if label >= 0], default=0)
     labels = [*ranking[:depth], *[None] * max(0, depth - len(ranking))]
     gains = [
         0.0
-        if label is None or math.isnan(label) or label < top
-        else min(label, params["max_label"]) / params["max_label"]
+        if label is None or math.isnan(label) or label < least or scale == 0
+        else min(label, scale) / scale
         for label in labels
     ]
     costs = [float(params["cost"])] * depth
@@ -131,12 +139,12 @@ SETTINGS = {
 @given(
     frame=long_frames(runs=False, max_queries=4, max_docs=10),
     depth=st.sampled_from([1, 2, 3, 7, 12]),
-    max_label=st.sampled_from([1, 3]),
+    max_label=st.sampled_from([1, 3, "query"]),
     cost=st.sampled_from([1, 0.5, 2.5]),
     rel=st.sampled_from([0, 1, 2]),
 )
 def test_kernels_agree_with_the_plain_reference(
-    frame: pd.DataFrame, depth: int, max_label: int, cost: float, rel: int
+    frame: pd.DataFrame, depth: int, max_label: int | str, cost: float, rel: int
 ) -> None:
     metrics, expected_specs = [], []
     for family in FAMILIES:
@@ -148,9 +156,9 @@ def test_kernels_agree_with_the_plain_reference(
     ours = pdireval.evaluate(frame, metrics, queries="retrieved")
     rankings = rankings_of(frame)
     for query, row in ours.iterrows():
-        ranking, _ = rankings[query]
+        ranking, judged = rankings[query]
         for metric, family, params, value in expected_specs:
-            expected = cwl_reference(family, params, depth, ranking)[value]
+            expected = cwl_reference(family, params, depth, ranking, judged)[value]
             got = row[metric.label]
             if math.isnan(expected):
                 assert math.isnan(got), (query, metric.label)
@@ -415,9 +423,14 @@ def test_bpm_stops_at_the_gain_or_the_cost_wanted() -> None:
 
 
 def test_labels_read_as_gains_up_to_max_label() -> None:
-    frame = pd.DataFrame({"query": "q", "doc": list("abc"), "rank": [1, 2, 3], "rel": [3, 2, 5]})
-    result = pdireval.evaluate(frame, ["P_CWL@3", "P_CWL(max_label=4)@3", "P_CWL(rel=3)@3"])
-    assert result.iloc[0].tolist() == pytest.approx([1.0, (3 / 4 + 2 / 4 + 1) / 3, 2 / 3])
+    frame = pd.DataFrame(
+        {"query": "q", "doc": list("abcd"), "rank": [1, 2, 3, None], "rel": [3, 2, 5, 8]}
+    )
+    names = ["P_CWL@3", "P_CWL(max_label=4)@3", "P_CWL(rel=3)@3", "P_CWL(max_label='query')@3"]
+    result = pdireval.evaluate(frame, names)
+    assert result.iloc[0].tolist() == pytest.approx(
+        [1.0, (3 / 4 + 2 / 4 + 1) / 3, 2 / 3, (3 / 8 + 2 / 8 + 5 / 8) / 3]
+    )
 
 
 # --------------------------------------------------------------------------- names and errors

@@ -21,10 +21,11 @@ From them come five numbers per query, ``cwl_eval``'s columns:
 
 Each family gives ``EU`` by default and any of them with ``value=``
 (``INST(T=3, value='ED')``). The gain of a document is ``min(label, max_label) /
-max_label`` for labels >= rel and 0 otherwise, unjudged documents included (``max_label=1``,
-the default, makes every relevant document worth 1: ``cwl_eval`` reads gains in [0, 1] from
-its qrels). Every document costs ``cost`` (1 by default, as ``cwl_eval`` without a cost
-file), so EC equals ``cost`` and ETC is ``cost`` times the documents read before stopping.
+max_label`` for labels >= rel and 0 otherwise, unjudged documents included. The default
+``max_label=1`` makes every relevant document worth 1 (``cwl_eval`` reads gains in [0, 1]
+from its qrels); ``max_label='query'`` takes each query's largest judged label. Every
+document costs ``cost`` (1 by default, as ``cwl_eval`` without a cost file), so EC equals
+``cost`` and ETC is ``cost`` times the documents read before stopping.
 
 The user model runs over exactly ``k`` positions -- the top k of the ranking, padded with
 documents of gain 0 when fewer were retrieved -- with ``@k``, and over 1000 positions
@@ -59,12 +60,12 @@ from pdireval.metrics._base import (
     Cutoff,
     Family,
     Param,
-    integer_at_least,
     number_above,
     one_of,
     register,
     rel_param,
 )
+from pdireval.metrics.err import _max_label
 from pdireval.metrics.rank_biased import _persistence
 
 __all__ = ["AP_CWL", "BPM", "INST", "P_CWL", "RBP_CWL", "RR_CWL", "TBG", "U"]
@@ -83,7 +84,7 @@ Model = Callable[..., tuple[str, np.ndarray]]
 
 
 def _gains(
-    ranked: Ranked, first: int, last: int, depth: int, rel: int, max_label: int
+    ranked: Ranked, first: int, last: int, depth: int, rel: int, max_label: int | str
 ) -> np.ndarray:
     """Gains of groups ``first..last-1`` at positions 1..depth (0 where unjudged or absent)."""
     order = ranked.cached("cwl_order", lambda: np.argsort(ranked.group, kind="stable"))
@@ -92,9 +93,26 @@ def _gains(
     rows = order[lo:hi]
     rows = rows[(ranked.position[rows] <= depth) & (ranked.label[rows] >= max(rel, 0))]
     gains = np.zeros((last - first, depth))
-    label = np.minimum(ranked.label[rows], max_label)
-    gains[ranked.group[rows] - first, ranked.position[rows] - 1] = label / max_label
+    group = ranked.group[rows]
+    top = _top_labels(ranked, max_label)[group]
+    with np.errstate(divide="ignore", invalid="ignore"):  # top 0: every label is 0 too
+        gain = np.where(top > 0, np.minimum(ranked.label[rows], top) / top, 0.0)
+    gains[group - first, ranked.position[rows] - 1] = gain
     return gains
+
+
+def _top_labels(ranked: Ranked, max_label: int | str) -> np.ndarray:
+    """The label worth a gain of 1 in each group: ``max_label``, or the group's largest."""
+    if max_label != "query":
+        return np.full(ranked.n_groups, float(max_label))
+
+    def largest() -> np.ndarray:
+        top = np.zeros(ranked.n_groups)
+        judged = ranked.judged_label >= 0
+        np.maximum.at(top, ranked.judged_group[judged], ranked.judged_label[judged])
+        return top
+
+    return ranked.cached("cwl_top_labels", largest)
 
 
 def _five(
@@ -144,7 +162,7 @@ def _kernel(name: str, model: Model) -> Callable[..., np.ndarray]:
         *,
         k: int | None,
         rel: int,
-        max_label: int,
+        max_label: int | str,
         cost: float,
         value: str,
         **params: Any,
@@ -164,7 +182,7 @@ def _all_values(
     model: Model,
     depth: int,
     rel: int,
-    max_label: int,
+    max_label: int | str,
     cost: float,
     params: dict[str, Any],
 ) -> tuple[np.ndarray, ...]:
@@ -280,8 +298,9 @@ def _params(*model: Param) -> tuple[Param, ...]:
         Param(
             "max_label",
             1,
-            integer_at_least(1),
-            "the label worth a gain of 1: gain = min(label, max_label) / max_label",
+            _max_label,
+            "the label worth a gain of 1 (gain = min(label, max_label) / max_label), or "
+            "'query' for each query's largest judged label",
         ),
         Param("cost", 1, number_above(0), "the cost of reading one document"),
         Param("value", "EU", one_of(*VALUES), "which C/W/L quantity: EU, ETU, EC, ETC or ED"),
