@@ -72,7 +72,8 @@ def _weights(family: str, costs: list[float], params: dict) -> list[float]:
     if family == "TBG":
         return [2.0 ** (-t / params["halflife"]) for t in before]
     weights = [max(0.0, 1.0 - t / params["L"]) for t in before]
-    weights[-1] = 0.0
+    if len(weights) > 1:  # pdireval's choice at depth 1, where cwl_eval divides 0 by 0
+        weights[-1] = 0.0
     return weights
 
 
@@ -100,10 +101,10 @@ def cwl_reference(
     costs = [float(params["cost"])] * depth
     if family in ("TBG", "U"):
         raw = _weights(family, costs, params)
-        norm = sum(raw)  # 0 for U-measure at depth 1: W, EU, EC and ED are undefined
-        weights = [w / norm if norm else math.nan for w in raw]
+        norm = sum(raw)
+        weights = [w / norm for w in raw]
         c = [raw[i + 1] / raw[i] if raw[i] > 0 else 0.0 for i in range(depth - 1)] + [0.0]
-        expected_depth = norm / raw[0] if norm else math.nan
+        expected_depth = norm / raw[0]
     else:
         c = _continuation(family, gains, costs, params)
         reach = [math.prod(c[:i]) for i in range(depth)]
@@ -160,10 +161,7 @@ def test_kernels_agree_with_the_plain_reference(
         for metric, family, params, value in expected_specs:
             expected = cwl_reference(family, params, depth, ranking, judged)[value]
             got = row[metric.label]
-            if math.isnan(expected):
-                assert math.isnan(got), (query, metric.label)
-            else:
-                assert got == pytest.approx(expected, rel=1e-9, abs=1e-12), (query, metric.label)
+            assert got == pytest.approx(expected, rel=1e-9, abs=1e-12), (query, metric.label)
 
 
 def test_default_depth_is_1000_and_agrees_with_the_reference() -> None:
@@ -282,8 +280,11 @@ def test_parity_with_cwl_eval(
     checked = 0
     for (query, family), values in expected.items():
         got = [float(ours.loc[query, m.label]) for m in metrics[family]]
-        # U-measure at depth 1: no position has weight, cwl_eval divides 0 by 0 (NaN)
-        assert got == pytest.approx(values, rel=1e-9, abs=1e-12, nan_ok=True), (query, family)
+        if family == "U" and depth == 1:  # cwl_eval: no weight anywhere, 0 / 0 (NaN)
+            assert np.isnan([values[0], values[2], values[4]]).all()
+            gain = ours.loc[query, metrics["P_CWL"][0].label]
+            values = [gain, values[1], cost, values[3], 1.0]  # W(1) = 1 instead
+        assert got == pytest.approx(values, rel=1e-9, abs=1e-12), (query, family)
         checked += 1
     assert checked >= 8 * (len(FAMILIES) - 1)
 

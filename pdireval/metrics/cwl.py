@@ -283,7 +283,8 @@ def _u_measure(
     # W(i) ~ max(0, 1 - t_i / L), t_i the text read before position i; 0 at the last one
     before = np.r_[0.0, total_cost[:-1]]
     weights = np.maximum(0.0, 1.0 - before / L)
-    weights[-1] = 0.0
+    if len(weights) > 1:  # at depth 1 the one document is read (cwl_eval divides 0 by 0)
+        weights[-1] = 0.0
     return "W", np.broadcast_to(weights, gains.shape)
 
 
@@ -500,7 +501,8 @@ U = register(
         ``W(i)`` is ``max(0, 1 - t_i / L)`` normalised over the first D - 1 positions of
         the depth D (the last gets 0, as in ``cwl_eval``'s ``U-L@L``), t_i the text read
         before position i (``cost`` times (i - 1); with characters as costs, L is in
-        characters). NaN at depth 1, where no position has weight.
+        characters). At depth 1 the one document gets all the weight (``cwl_eval`` gives
+        NaN there: no position has weight).
 
         References: T. Sakai and Z. Dou (2013), Summaries, ranked retrieval and sessions:
         a unified framework for information access evaluation, SIGIR.
