@@ -29,7 +29,7 @@ from pdireval import MetricError
 from pdireval.metrics import REGISTRY, parse_metric
 from pdireval.metrics.cwl import VALUES
 
-FAMILIES = ("P_CWL", "SDCG", "RBP_CWL", "RR_CWL", "AP_CWL", "INST", "BPM", "TBG", "U")
+FAMILIES = ("P_CWL", "SDCG", "RBP_CWL", "RR_CWL", "AP_CWL", "INST", "BPM", "TBG", "U", "IFT")
 REQUIRED = {"P_CWL", "SDCG"}  # the cutoff is the model's k
 
 
@@ -60,6 +60,10 @@ def _continuation(family: str, gains: list[float], costs: list[float], params: d
             c = ((i + params["T"] + still - 1) / (i + params["T"] + still)) ** 2
         elif family == "BPM":
             c = 1.0 if gained < params["T"] and spent < params["K"] else 0.0
+        elif family == "IFT":
+            goal = 1 - 1 / (1 + params["b1"] * math.exp((params["T"] - gained) * params["R1"]))
+            rate = 1 / (1 + params["b2"] * math.exp((params["A"] - gained / spent) * params["R2"]))
+            c = {"goal": goal, "rate": rate, "both": goal * rate}[params["variant"]]
         else:
             raise AssertionError(family)
         out.append(c)
@@ -133,6 +137,7 @@ SETTINGS = {
     "BPM": {"T": 1.5, "K": 4},
     "TBG": {"halflife": 3},
     "U": {"L": 5},
+    "IFT": {"T": 1.5, "b1": 0.8, "R1": 5, "A": 0.3, "b2": 0.7, "R2": 4},
 }
 
 
@@ -140,16 +145,19 @@ SETTINGS = {
 @given(
     frame=long_frames(runs=False, max_queries=4, max_docs=10),
     depth=st.sampled_from([1, 2, 3, 7, 12]),
+    variant=st.sampled_from(["both", "goal", "rate"]),
     max_label=st.sampled_from([1, 3, "query"]),
     cost=st.sampled_from([1, 0.5, 2.5]),
     rel=st.sampled_from([0, 1, 2]),
 )
 def test_kernels_agree_with_the_plain_reference(
-    frame: pd.DataFrame, depth: int, max_label: int | str, cost: float, rel: int
+    frame: pd.DataFrame, depth: int, variant: str, max_label: int | str, cost: float, rel: int
 ) -> None:
     metrics, expected_specs = [], []
     for family in FAMILIES:
         params = {**SETTINGS[family], "max_label": max_label, "cost": cost, "rel": rel}
+        if family == "IFT":
+            params["variant"] = variant
         for value in VALUES:
             metric = REGISTRY[family](**params, value=value) @ depth
             metrics.append(metric)
@@ -198,6 +206,7 @@ CWL_EVAL_CLASSES = {
     "BPM": lambda k: ("BPMCWLMetric", (1.5, 4)),
     "TBG": lambda k: ("TBGCWLMetric", (3,)),
     "U": lambda k: ("UMeasureCWLMetric", (5,)),
+    "IFT": lambda k: ("IFTGoalRateCWLMetric", (1.5, 0.8, 5, 0.3, 0.7, 4)),
 }
 
 
@@ -312,7 +321,8 @@ def test_parity_with_the_cwl_eval_command(tmp_path: Path) -> None:
     (tmp_path / "metrics").write_text(
         "INSTCWLMetric(2.0)\nBPMCWLMetric(1.5,4)\nTBGCWLMetric(3)\nUMeasureCWLMetric(5)\n"
         "PrecisionCWLMetric(10)\nNDCGCWLMetric(10)\nRBPCWLMetric(0.6)\nRRCWLMetric()\n"
-        "APCWLMetric()\n"
+        "APCWLMetric()\nIFTGoalCWLMetric(2.0, 0.9, 10)\nIFTRateCWLMetric(0.2, 0.9, 10)\n"
+        "IFTGoalRateCWLMetric(1.5,0.8,5, 0.3, 0.7, 4)\n"
     )
     printed = subprocess.run(  # the tool writes cwl.log in its working directory
         [sys.executable, command, "qrels", "run", "-m", "metrics"],
@@ -322,7 +332,8 @@ def test_parity_with_the_cwl_eval_command(tmp_path: Path) -> None:
         check=True,
     ).stdout
     names = ["INST(T=2)", "BPM(T=1.5, K=4)", "TBG(halflife=3)", "U(L=5)", "P_CWL@10",
-             "SDCG@10", "RBP_CWL(p=0.6)", "RR_CWL", "AP_CWL"]  # fmt: skip
+             "SDCG@10", "RBP_CWL(p=0.6)", "RR_CWL", "AP_CWL", "IFT(variant='goal')",
+             "IFT(variant='rate')", "IFT(T=1.5, b1=0.8, R1=5, A=0.3, b2=0.7, R2=4)"]  # fmt: skip
     lines = [line.split("\t") for line in printed.splitlines()]
     assert len(lines) == 8 * len(names)
     metrics = [parse_metric(name) for name in names]

@@ -15,7 +15,7 @@ from pdireval.metrics._parse import MetricLike, parse_metric, parse_metrics
 from pdireval.metrics.average_precision import AP
 from pdireval.metrics.bpref import Bpref
 from pdireval.metrics.counts import NumNonRelJudgedRet, NumQ, NumRel, NumRelRet, NumRet
-from pdireval.metrics.cwl import AP_CWL, BPM, INST, P_CWL, RBP_CWL, RR_CWL, SDCG, TBG, U
+from pdireval.metrics.cwl import AP_CWL, BPM, IFT, INST, P_CWL, RBP_CWL, RR_CWL, SDCG, TBG, U
 from pdireval.metrics.dcg import DCG, IDCG, Rndcg, nDCG
 from pdireval.metrics.diversity import (
     AP_IA,
@@ -61,6 +61,7 @@ __all__ = [
     "ERR_IA",
     "ESL",
     "IDCG",
+    "IFT",
     "INST",
     "NRBP",
     "P_CWL",

@@ -55,6 +55,7 @@ from typing import Any
 
 import numpy as np
 
+from pdireval._errors import MetricError
 from pdireval._prepare.ranked import Ranked
 from pdireval.metrics._base import (
     Cutoff,
@@ -62,13 +63,14 @@ from pdireval.metrics._base import (
     Param,
     number_above,
     one_of,
+    plain_number,
     register,
     rel_param,
 )
 from pdireval.metrics.err import _max_label
 from pdireval.metrics.rank_biased import _persistence
 
-__all__ = ["AP_CWL", "BPM", "INST", "P_CWL", "RBP_CWL", "RR_CWL", "TBG", "U"]
+__all__ = ["AP_CWL", "BPM", "IFT", "INST", "P_CWL", "RBP_CWL", "RR_CWL", "TBG", "U"]
 
 #: The five numbers of one C/W/L measure, in cwl_eval's column order.
 VALUES = ("EU", "ETU", "EC", "ETC", "ED")
@@ -286,6 +288,40 @@ def _u_measure(
     if len(weights) > 1:  # at depth 1 the one document is read (cwl_eval divides 0 by 0)
         weights[-1] = 0.0
     return "W", np.broadcast_to(weights, gains.shape)
+
+
+def _expit(z: np.ndarray) -> np.ndarray:
+    """``1 / (1 + exp(-z))`` without overflow: exp is only taken of numbers <= 0."""
+    out = np.empty_like(z)
+    high = z >= 0
+    out[high] = 1.0 / (1.0 + np.exp(-z[high]))
+    low = np.exp(z[~high])
+    out[~high] = low / (1.0 + low)
+    return out
+
+
+def _ift(
+    gains: np.ndarray,
+    total_gain: np.ndarray,
+    costs: np.ndarray,
+    total_cost: np.ndarray,
+    *,
+    T: float,  # noqa: N803
+    b1: float,
+    R1: float,  # noqa: N803
+    A: float,  # noqa: N803
+    b2: float,
+    R2: float,  # noqa: N803
+    variant: str,
+) -> tuple[str, np.ndarray]:
+    # goal: 1 - 1 / (1 + b1 e^((T - y_i) R1)); rate: 1 / (1 + b2 e^((A - y_i / k_i) R2)),
+    # y_i the gain and k_i the cost so far; 1 / (1 + b e^x) is expit(-(x + ln b))
+    continuation = np.ones_like(gains)
+    if variant in ("goal", "both"):
+        continuation *= _expit((T - total_gain) * R1 + np.log(b1))
+    if variant in ("rate", "both"):
+        continuation *= _expit(-((A - total_gain / total_cost) * R2 + np.log(b2)))
+    return "C", continuation
 
 
 # --- the families ------------------------------------------------------------------------------
@@ -506,6 +542,51 @@ U = register(
 
         References: T. Sakai and Z. Dou (2013), Summaries, ranked retrieval and sessions:
         a unified framework for information access evaluation, SIGIR.
+        """
+        + _REFERENCES,
+    )
+)
+
+
+def _at_least_zero(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | np.number) or not value >= 0:
+        msg = f"parameter {name}= must be a number >= 0, got {value!r}"
+        raise MetricError(msg)
+    return plain_number(value)
+
+
+IFT = register(
+    Family(
+        "IFT",
+        _kernel("IFT", _ift),
+        params=_params(
+            Param("T", 2, number_above(0), "the gain the user wants (goal)"),
+            Param("b1", 0.9, number_above(0), "intercept of the goal term"),
+            Param("R1", 10, _at_least_zero, "how strictly the user stops at the goal"),
+            Param("A", 0.2, _at_least_zero, "the rate of gain per cost the user expects"),
+            Param("b2", 0.9, number_above(0), "intercept of the rate term"),
+            Param("R2", 10, _at_least_zero, "how strictly the user stops below the rate"),
+            Param(
+                "variant",
+                "both",
+                one_of("both", "goal", "rate"),
+                "the goal term, the rate term, or their product",
+            ),
+        ),
+        cutoff="optional",
+        bounded=False,
+        doc="""Information foraging measure (Azzopardi, Thomas & Craswell 2018): goal and rate.
+
+        With ``y_i`` the gain and ``k_i`` the cost up to position i, the user goes on with
+        ``C(i) = C1(i) * C2(i)``: ``C1 = 1 - 1 / (1 + b1 e^((T - y_i) R1))`` falls once
+        the goal T is reached, ``C2 = 1 / (1 + b2 e^((A - y_i / k_i) R2))`` falls when the
+        rate of gain drops below A. ``variant='goal'`` or ``'rate'`` keeps one term
+        (``cwl_eval``'s ``IFT-C1``, ``IFT-C2`` and ``IFT-C1-C2``). R1 = R2 = 0 gives a
+        constant continuation, as RBP. The defaults are the values of ``cwl_eval``'s
+        examples, not fitted ones.
+
+        References: L. Azzopardi, P. Thomas and N. Craswell (2018), Measuring the utility
+        of search engine result pages: an information foraging based measure, SIGIR.
         """
         + _REFERENCES,
     )
