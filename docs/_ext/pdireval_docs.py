@@ -90,6 +90,7 @@ GROUPS = {
     "pdireval.metrics.utility": "Utility",
     "pdireval.metrics.search_length": "Search length",
     "pdireval.metrics.user": "User-oriented measures",
+    "pdireval.metrics.cwl": "User models: C/W/L measures",
     "pdireval.metrics.counts": "Counts",
     "pdireval.metrics.efficiency": "Efficiency",
 }
