@@ -591,3 +591,9 @@ IFT = register(
         + _REFERENCES,
     )
 )
+
+for _declared in (P_CWL, SDCG, RBP_CWL, RR_CWL, AP_CWL, INST, BPM, TBG, U, IFT):
+    # what the measures catalogue says of the family without @k
+    _declared.without_cutoff = (  # type: ignore[attr-defined]
+        f"the top {DEFAULT_DEPTH} positions (cwl_eval's default depth)"
+    )
