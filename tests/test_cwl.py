@@ -27,7 +27,7 @@ from strategies import long_frames
 import pdireval
 from pdireval import MetricError
 from pdireval.metrics import REGISTRY, parse_metric
-from pdireval.metrics.cwl import VALUES
+from pdireval.metrics.cwl import RESIDUALS, VALUES
 
 FAMILIES = ("P_CWL", "SDCG", "RBP_CWL", "RR_CWL", "AP_CWL", "INST", "BPM", "TBG", "U", "IFT")
 REQUIRED = {"P_CWL", "SDCG"}  # the cutoff is the model's k
@@ -87,18 +87,23 @@ def cwl_reference(
     k: int | None,
     ranking: list[Any],
     judged: list[Any] = (),
+    best: bool = False,
 ) -> dict[str, float]:
     """The five C/W/L values of one query, ``ranking`` its labels in rank order and
-    ``judged`` all its judged labels."""
+    ``judged`` all its judged labels; in the ``best`` case a document without a judgment
+    (or below the ranking) has gain 1, else 0."""
     depth = 1000 if k is None else k
     least = max(params.get("rel", 1), 0)
     scale = params["max_label"]
     if scale == "query":
         scale = max([label for label in judged if label >= 0], default=0)
     labels = [*ranking[:depth], *[None] * max(0, depth - len(ranking))]
+    unknown = 1.0 if best else 0.0
     gains = [
-        0.0
-        if label is None or math.isnan(label) or label < least or scale == 0
+        unknown
+        if label is None or math.isnan(label) or label < 0
+        else 0.0
+        if label < least or scale == 0
         else min(label, scale) / scale
         for label in labels
     ]
@@ -158,7 +163,7 @@ def test_kernels_agree_with_the_plain_reference(
         params = {**SETTINGS[family], "max_label": max_label, "cost": cost, "rel": rel}
         if family == "IFT":
             params["variant"] = variant
-        for value in VALUES:
+        for value in (*VALUES, *RESIDUALS):
             metric = REGISTRY[family](**params, value=value) @ depth
             metrics.append(metric)
             expected_specs.append((metric, family, metric.parameters, value))
@@ -167,7 +172,14 @@ def test_kernels_agree_with_the_plain_reference(
     for query, row in ours.iterrows():
         ranking, judged = rankings[query]
         for metric, family, params, value in expected_specs:
-            expected = cwl_reference(family, params, depth, ranking, judged)[value]
+            if value in VALUES:
+                expected = cwl_reference(family, params, depth, ranking, judged)[value]
+            else:
+                value = value.removeprefix("Res")
+                best = cwl_reference(family, params, depth, ranking, judged, best=True)
+                expected = (
+                    best[value] - cwl_reference(family, params, depth, ranking, judged)[value]
+                )
             got = row[metric.label]
             assert got == pytest.approx(expected, rel=1e-9, abs=1e-12), (query, metric.label)
 
@@ -263,9 +275,17 @@ def _cwl_eval_values(
             for doc in docs["doc"]:
                 maker.add(doc, "D")
             metric = getattr(ruler, name)(*args)
+            metric.residuals = True
             with np.errstate(divide="ignore", invalid="ignore"):  # U-measure at depth 1
                 metric.measure(maker.get_ranking())
-            out[query, family] = [float(x) for x in metric.get_scores()]
+            residuals = [
+                metric.residual_expected_utility,
+                metric.residual_expected_total_utility,
+                metric.residual_expected_cost,
+                metric.residual_expected_total_cost,
+                metric.residual_expected_items,
+            ]
+            out[query, family] = [float(x) for x in [*metric.get_scores(), *residuals]]
     return out
 
 
@@ -281,7 +301,7 @@ def test_parity_with_cwl_eval(
     metrics = {
         family: [
             REGISTRY[family](**SETTINGS[family], max_label=max_label, cost=cost, value=v) @ depth
-            for v in VALUES
+            for v in (*VALUES, *RESIDUALS)
         ]
         for family in FAMILIES
     }
@@ -290,9 +310,10 @@ def test_parity_with_cwl_eval(
     for (query, family), values in expected.items():
         got = [float(ours.loc[query, m.label]) for m in metrics[family]]
         if family == "U" and depth == 1:  # cwl_eval: no weight anywhere, 0 / 0 (NaN)
-            assert np.isnan([values[0], values[2], values[4]]).all()
-            gain = ours.loc[query, metrics["P_CWL"][0].label]
-            values = [gain, values[1], cost, values[3], 1.0]  # W(1) = 1 instead
+            assert np.isnan([values[i] for i in (0, 2, 4, 5, 7, 9)]).all()
+            gain = ours.loc[query, metrics["P_CWL"][0].label]  # W(1) = 1 instead
+            residual = ours.loc[query, metrics["P_CWL"][5].label]
+            values = [gain, values[1], cost, values[3], 1.0, residual, values[6], 0, values[8], 0]
         assert got == pytest.approx(values, rel=1e-9, abs=1e-12), (query, family)
         checked += 1
     assert checked >= 8 * (len(FAMILIES) - 1)

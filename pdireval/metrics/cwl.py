@@ -27,6 +27,12 @@ from its qrels); ``max_label='query'`` takes each query's largest judged label. 
 document costs ``cost`` (1 by default, as ``cwl_eval`` without a cost file), so EC equals
 ``cost`` and ETC is ``cost`` times the documents read before stopping.
 
+Each has a residual, ``value='ResEU'`` to ``'ResED'`` (``cwl_eval -r``): the value if
+every document without a judgment -- unjudged, negatively labelled, or below the ranking
+within the depth -- had gain 1, minus the value given above, where they have gain 0. It
+bounds what missing judgments can change; for ETC and ED it may be negative (a user who
+finds the gain sooner may stop sooner).
+
 The user model runs over exactly ``k`` positions -- the top k of the ranking, padded with
 documents of gain 0 when fewer were retrieved -- with ``@k``, and over 1000 positions
 (``cwl_eval``'s default ``--max_depth``) without it; documents below that depth are not
@@ -75,6 +81,9 @@ __all__ = ["AP_CWL", "BPM", "IFT", "INST", "P_CWL", "RBP_CWL", "RR_CWL", "TBG", 
 #: The five numbers of one C/W/L measure, in cwl_eval's column order.
 VALUES = ("EU", "ETU", "EC", "ETC", "ED")
 
+#: Their residuals (cwl_eval -r): best case (gain 1 where unjudged) minus worst case.
+RESIDUALS = tuple(f"Res{value}" for value in VALUES)
+
 #: Positions the user model runs over without ``@k`` (cwl_eval's default --max_depth).
 DEFAULT_DEPTH = 1000
 
@@ -86,19 +95,28 @@ Model = Callable[..., tuple[str, np.ndarray]]
 
 
 def _gains(
-    ranked: Ranked, first: int, last: int, depth: int, rel: int, max_label: int | str
+    ranked: Ranked,
+    first: int,
+    last: int,
+    depth: int,
+    rel: int,
+    max_label: int | str,
+    best: bool,
 ) -> np.ndarray:
-    """Gains of groups ``first..last-1`` at positions 1..depth (0 where unjudged or absent)."""
+    """Gains of groups ``first..last-1`` at positions 1..depth: where no judgment is known
+    (unjudged, negatively labelled, not retrieved) 0, or 1 in the ``best`` case.
+    """
     order = ranked.cached("cwl_order", lambda: np.argsort(ranked.group, kind="stable"))
     groups = ranked.group[order]
     lo, hi = np.searchsorted(groups, [first, last])
     rows = order[lo:hi]
-    rows = rows[(ranked.position[rows] <= depth) & (ranked.label[rows] >= max(rel, 0))]
-    gains = np.zeros((last - first, depth))
-    group = ranked.group[rows]
+    rows = rows[(ranked.position[rows] <= depth) & (ranked.label[rows] >= 0)]
+    gains = np.full((last - first, depth), 1.0 if best else 0.0)
+    group, label = ranked.group[rows], ranked.label[rows]
     top = _top_labels(ranked, max_label)[group]
-    with np.errstate(divide="ignore", invalid="ignore"):  # top 0: every label is 0 too
-        gain = np.where(top > 0, np.minimum(ranked.label[rows], top) / top, 0.0)
+    counted = (label >= max(rel, 0)) & (top > 0)  # top 0: every label is 0 too
+    gain = np.zeros(len(rows))
+    gain[counted] = np.minimum(label[counted], top[counted]) / top[counted]
     gains[group - first, ranked.position[rows] - 1] = gain
     return gains
 
@@ -170,10 +188,18 @@ def _kernel(name: str, model: Model) -> Callable[..., np.ndarray]:
         **params: Any,
     ) -> np.ndarray:
         depth = DEFAULT_DEPTH if k is None else k
-        key = ("cwl", name, depth, rel, max_label, cost, tuple(sorted(params.items())))
-        return ranked.cached(
-            key, lambda: _all_values(ranked, model, depth, rel, max_label, cost, params)
-        )[VALUES.index(value)]
+        options = (depth, rel, max_label, cost, tuple(sorted(params.items())))
+
+        def values(best: bool) -> tuple[np.ndarray, ...]:
+            return ranked.cached(
+                ("cwl", name, best, options),
+                lambda: _all_values(ranked, model, depth, rel, max_label, cost, params, best),
+            )
+
+        if value in VALUES:
+            return values(False)[VALUES.index(value)]
+        index = RESIDUALS.index(value)
+        return values(True)[index] - values(False)[index]
 
     kernel.__name__ = kernel.__qualname__ = f"_{name.lower()}"
     return kernel
@@ -187,13 +213,14 @@ def _all_values(
     max_label: int | str,
     cost: float,
     params: dict[str, Any],
+    best: bool,
 ) -> tuple[np.ndarray, ...]:
     """The five values of every group, a block of groups at a time."""
     out = tuple(np.zeros(ranked.n_groups) for _ in VALUES)
     block = max(1, _BLOCK_CELLS // depth)
     for first in range(0, ranked.n_groups, block):
         last = min(first + block, ranked.n_groups)
-        gains = _gains(ranked, first, last, depth, rel, max_label)
+        gains = _gains(ranked, first, last, depth, rel, max_label, best)
         for target, values in zip(out, _five(model, gains, cost, params), strict=True):
             target[first:last] = values
     return out
@@ -340,7 +367,12 @@ def _params(*model: Param) -> tuple[Param, ...]:
             "'query' for each query's largest judged label",
         ),
         Param("cost", 1, number_above(0), "the cost of reading one document"),
-        Param("value", "EU", one_of(*VALUES), "which C/W/L quantity: EU, ETU, EC, ETC or ED"),
+        Param(
+            "value",
+            "EU",
+            one_of(*VALUES, *RESIDUALS),
+            "which C/W/L quantity: EU, ETU, EC, ETC or ED, or its residual (ResEU, ...)",
+        ),
     )
 
 
