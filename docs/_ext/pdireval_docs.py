@@ -90,6 +90,7 @@ GROUPS = {
     "pdireval.metrics.utility": "Utility",
     "pdireval.metrics.search_length": "Search length",
     "pdireval.metrics.user": "User-oriented measures",
+    "pdireval.metrics.cwl": "User models: C/W/L measures",
     "pdireval.metrics.counts": "Counts",
     "pdireval.metrics.efficiency": "Efficiency",
 }
@@ -134,7 +135,8 @@ def _cutoff(family: Any) -> str:
     what = "a recall level in [0, 1]" if family.cutoff_kind == "recall" else "a rank k ≥ 1"
     return {
         "required": f"required: {what}",
-        "optional": f"optional: {what}; without it, the whole ranking",
+        "optional": f"optional: {what}; without it, "
+        + getattr(family, "without_cutoff", "the whole ranking"),
         "none": "none",
     }[family.cutoff]
 

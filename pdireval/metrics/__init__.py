@@ -15,6 +15,7 @@ from pdireval.metrics._parse import MetricLike, parse_metric, parse_metrics
 from pdireval.metrics.average_precision import AP
 from pdireval.metrics.bpref import Bpref
 from pdireval.metrics.counts import NumNonRelJudgedRet, NumQ, NumRel, NumRelRet, NumRet
+from pdireval.metrics.cwl import AP_CWL, BPM, IFT, INST, P_CWL, RBP_CWL, RR_CWL, SDCG, TBG, U
 from pdireval.metrics.dcg import DCG, IDCG, Rndcg, nDCG
 from pdireval.metrics.diversity import (
     AP_IA,
@@ -52,17 +53,26 @@ from pdireval.metrics.utility import Utility
 
 __all__ = [
     "AP",
+    "AP_CWL",
     "AP_IA",
+    "BPM",
     "DCG",
     "ERR",
     "ERR_IA",
     "ESL",
     "IDCG",
+    "IFT",
+    "INST",
     "NRBP",
+    "P_CWL",
     "P_IA",
     "RBP",
+    "RBP_CWL",
     "REGISTRY",
     "RR",
+    "RR_CWL",
+    "SDCG",
+    "TBG",
     "Bpref",
     "Coverage",
     "Family",
@@ -98,6 +108,7 @@ __all__ = [
     "SetRelP",
     "StRecall",
     "Success",
+    "U",
     "Utility",
     "alpha_DCG",
     "alpha_nDCG",
