@@ -7,6 +7,7 @@ Usage::
              [--load MODULE]   # e.g. a file declaring metrics with pdireval.metrics.define
     pdireval demo        # evaluate and compare the built-in example collection
     pdireval demo --write DIR   # write it as TREC files (qrels.txt, strong.txt, ...)
+    pdireval fuse -m rrf RUN1 RUN2 ... > fused.run   # fuse runs (pdireval fuse --help)
 
 With one run, the default ``--format trec`` prints what trec_eval 9.0.8 prints, line for
 line, for the measures pdireval has. Options follow trec_eval: ``-q`` per-query lines,
@@ -90,7 +91,8 @@ def _parser() -> argparse.ArgumentParser:
         description=(
             "Evaluate TREC runs against qrels; with one run the default output is "
             "trec_eval's. 'pdireval demo' evaluates the built-in example collection; "
-            "'pdireval demo --write DIR' writes it as TREC files to try this command on."
+            "'pdireval demo --write DIR' writes it as TREC files to try this command on; "
+            "'pdireval fuse -m rrf RUN1 RUN2 ...' fuses runs (see 'pdireval fuse --help')."
         ),
     )
     parser.add_argument("qrels", help="qrels file: qid iter docno rel (.gz allowed)")
@@ -192,6 +194,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         if argv[0] == "demo":
             return _demo_command(argv[1:])
+        if argv[0] == "fuse":
+            from pdireval._cli_fuse import main as fuse
+
+            return fuse(argv[1:])
         args = _parser().parse_args(argv)
         _load_modules(args.load)
         # loaded after the arguments are read: --help and --version need no more than this

@@ -16,17 +16,20 @@ PAGE = Path(__file__).resolve().parents[1] / "docs" / "cli.rst"
 _BLOCK = re.compile(r"\.\. code-block:: console\n\n((?:(?:   .*)?\n)+)")
 
 
-def _commands(text: str) -> list[tuple[str, list[str]]]:
-    """(arguments, shown lines) of each ``$ pdireval`` line of the page's console blocks."""
-    found: list[tuple[str, list[str]]] = []
+def _blocks(text: str) -> list[list[tuple[str, list[str]]]]:
+    """Each console block's ``$ pdireval`` lines: (arguments, shown lines), in order."""
+    blocks = []
     for block in _BLOCK.findall(text):
-        lines = [line[3:] for line in block.rstrip("\n").split("\n")]
-        for line in lines:
+        found: list[tuple[str, list[str]]] = []
+        for line in (line[3:] for line in block.rstrip("\n").split("\n")):
             if line.startswith("$ "):
                 found.append((line[2:], []))
             elif found:
                 found[-1][1].append(line)
-    return [(command, shown) for command, shown in found if command.startswith("pdireval ")]
+        commands = [(c, shown) for c, shown in found if c.startswith("pdireval ")]
+        if commands:
+            blocks.append(commands)
+    return blocks
 
 
 def _words(lines: list[str]) -> list[list[str]]:
@@ -36,27 +39,32 @@ def _words(lines: list[str]) -> list[list[str]]:
 def test_the_page_has_no_directive_that_github_drops() -> None:
     text = PAGE.read_text(encoding="utf-8")
     assert ".. pdireval-cli::" not in text
-    assert len(_commands(text)) >= 5
+    assert sum(len(block) for block in _blocks(text)) >= 6
 
 
 @pytest.mark.parametrize(
-    ("command", "shown"), _commands(PAGE.read_text(encoding="utf-8")), ids=lambda v: str(v)[:40]
+    "block", _blocks(PAGE.read_text(encoding="utf-8")), ids=lambda b: b[-1][0][:40]
 )
-def test_each_command_prints_what_the_page_shows(command, shown, tmp_path, capsys, monkeypatch):
+def test_each_command_prints_what_the_page_shows(block, tmp_path, capsys, monkeypatch):
+    """The commands of a block run one after the other in one folder (a block may write a
+    file that its next command reads)."""
     pytest.importorskip("scipy")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("COLUMNS", "90")
     assert main(["demo", "--write", "example"]) == 0
     monkeypatch.chdir(tmp_path / "example")
-    capsys.readouterr()
-    try:
-        status = main(shlex.split(command)[1:])
-    except SystemExit as done:  # --help
-        status = done.code
-    printed = capsys.readouterr().out.rstrip("\n").split("\n")
-    assert status == 0
-    if shown and shown[-1] == "...":
-        shown = shown[:-1]
-        printed = printed[: len(shown)]
-    # the words of each line: the page's tabs are the terminal's columns
-    assert _words(printed) == _words(shown)
+    for command, expected in block:
+        capsys.readouterr()
+        try:
+            status = main(shlex.split(command)[1:])
+        except SystemExit as done:  # --help
+            status = done.code
+        printed = capsys.readouterr().out.rstrip("\n")
+        assert status == 0, command
+        lines = printed.split("\n") if printed else []
+        shown = expected
+        if shown and shown[-1] == "...":
+            shown = shown[:-1]
+            lines = lines[: len(shown)]
+        # the words of each line: the page's tabs are the terminal's columns
+        assert _words(lines) == _words(shown), command
