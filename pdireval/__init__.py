@@ -35,6 +35,7 @@ if TYPE_CHECKING:
         krippendorff_alpha,
         query_agreement,
     )
+    from pdireval._judge_conclusions import JudgeConclusions, judge_conclusions
     from pdireval._report import Report
     from pdireval.api import (
         ap,
@@ -106,6 +107,10 @@ _LOADED_WHEN_USED = {
         )
     },
     **{
+        name: ("pdireval._judge_conclusions", name)
+        for name in ("JudgeConclusions", "judge_conclusions")
+    },
+    **{
         name: ("pdireval.correlation", name)
         for name in ("kendall", "rank_correlation", "spearman", "system_correlation", "tau_ap")
     },
@@ -148,6 +153,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "ColumnMap",
     "IREvalAccessor",
+    "JudgeConclusions",
     "Metric",
     "MetricError",
     "MissingDependencyError",
@@ -172,6 +178,7 @@ __all__ = [
     "fusion_fit",
     "georisk",
     "gmap",
+    "judge_conclusions",
     "kendall",
     "krippendorff_alpha",
     "letter_groups",
