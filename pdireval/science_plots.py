@@ -1,11 +1,12 @@
-"""Figures of risk and all-pairs tests, drawn with matplotlib.
+"""Figures of risk, all-pairs tests and judges, drawn with matplotlib.
 
 :func:`risk_plot` shows, run by run, how many queries a run wins and loses against a
 baseline and by how much, with its TRisk; :func:`pairs_heatmap` shows the p-values of
-all pairs of runs (:func:`pdireval.tukey_hsd`) as a matrix. Both draw on ``ax`` (or on
-a new figure when ``ax`` is None) and return the Axes; nothing is shown and no global
-matplotlib setting is changed. matplotlib is optional (``pip install 'pdireval[plot]'``)
-and imported only when a figure is drawn.
+all pairs of runs (:func:`pdireval.tukey_hsd`) as a matrix; :func:`judges_scatter` shows
+each run's score under two judges (:func:`pdireval.judge_conclusions`). Each draws on
+``ax`` (or on a new figure when ``ax`` is None) and returns the Axes; nothing is shown and
+no global matplotlib setting is changed. matplotlib is optional (``pip install
+'pdireval[plot]'``) and imported only when a figure is drawn.
 
 Examples
 --------
@@ -35,9 +36,10 @@ from pdireval.risk_sensitive import TRISK_THRESHOLD, _alphas, _baseline_of, uris
 if TYPE_CHECKING:  # pragma: no cover - for type checkers only
     from matplotlib.axes import Axes
 
+    from pdireval._judge_conclusions import JudgeConclusions
     from pdireval.typing import ColumnsLike, EvaluationOptions, MetricLike
 
-__all__ = ["pairs_heatmap", "risk_plot"]
+__all__ = ["judges_scatter", "pairs_heatmap", "risk_plot"]
 
 _GAINS = ("#c7e9c0", "#74c476", "#238b45")
 _LOSSES = ("#fcbba1", "#fb6a4a", "#cb181d")
@@ -275,4 +277,83 @@ def pairs_heatmap(
     ax.set_yticks(range(len(order)), labels)
     ax.set_title(f"{escape.matplotlib(chosen)}: p-values of all pairs (bold: significant)")
     plt.colorbar(image, ax=ax, label="p-value", shrink=0.8)
+    return ax
+
+
+def judges_scatter(
+    found: JudgeConclusions,
+    metric: Hashable,
+    *,
+    judge: Hashable | None = None,
+    ax: Axes | None = None,
+) -> Axes:
+    """Each run's score under the reference judge (x) against another judge (y).
+
+    Parameters
+    ----------
+    found : JudgeConclusions
+        What :func:`pdireval.judge_conclusions` returned.
+    metric : str
+        One of its metrics, as labelled in ``found.scores``.
+    judge : hashable, optional
+        The judge on the y axis; by default the first that is not the reference.
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure when None.
+
+    Returns
+    -------
+    matplotlib Axes
+        Points named by run, the diagonal (equal scores), and Kendall's tau in the title.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import pdireval
+    >>> from pdireval.datasets import example_qrels, example_run
+    >>> from pdireval.science_plots import judges_scatter
+    >>> human = example_qrels()
+    >>> strict = human.assign(rel=(human["rel"] >= 2).astype("int64"))
+    >>> found = pdireval.judge_conclusions(example_run(), {"human": human, "strict": strict},
+    ...                                    "AP")
+    >>> ax = judges_scatter(found, "AP")
+    >>> ax.get_xlabel(), ax.get_ylabel()
+    ('AP under human', 'AP under strict')
+    """
+    judges = list(dict.fromkeys(found.scores.columns.get_level_values("judge")))
+    others = [name for name in judges if name != found.reference]
+    chosen = others[0] if judge is None else judge
+    if chosen not in others:
+        msg = f"judge={chosen!r} is not one of the judges held against the reference: {others}"
+        raise SchemaError(msg)
+    metrics = list(dict.fromkeys(found.scores.columns.get_level_values("metric")))
+    if metric not in metrics:
+        msg = f"metric {metric!r} was not evaluated; the metrics are {metrics}"
+        raise MetricError(msg)
+    x = found.scores[(found.reference, metric)]
+    y = found.scores[(chosen, metric)]
+    ax = _axes(ax, (5.0, 4.6))
+    low = float(min(x.min(), y.min()))
+    high = float(max(x.max(), y.max()))
+    margin = 0.05 * max(high - low, 1e-9)
+    ax.plot([low - margin, high + margin], [low - margin, high + margin], color="0.75", lw=1)
+    ax.scatter(x.to_numpy(), y.to_numpy(), color="#1f77b4", zorder=3)
+    for run in x.index:
+        ax.annotate(
+            escape.matplotlib(run),
+            (float(x[run]), float(y[run])),
+            xytext=(5, 4),
+            textcoords="offset points",
+            fontsize=8,
+        )
+    row = found.agreement[
+        (found.agreement["judge"] == chosen) & (found.agreement["metric"] == metric)
+    ]
+    tau = float(row["kendall"].iloc[0]) if len(row) else float("nan")
+    name, ref, other = (escape.matplotlib(v) for v in (metric, found.reference, chosen))
+    ax.set_xlabel(f"{name} under {ref}")
+    ax.set_ylabel(f"{name} under {other}")
+    ax.set_title(f"Runs under two judges: Kendall's tau = {tau:.3f}")
+    ax.set_xlim(low - margin, high + 3 * margin)
+    ax.set_ylim(low - margin, high + 3 * margin)
     return ax

@@ -87,3 +87,23 @@ def test_one_judge_or_one_run_is_refused(run, human) -> None:
         pdireval.judge_conclusions(run, {"human": human}, "AP")
     with pytest.raises((pdireval.SchemaError, ValueError)):
         pdireval.judge_conclusions(run[run["run"] == "weak"], {"a": human, "b": human.copy()}, "AP")
+
+
+def test_scatter_draws_each_run_at_its_two_scores(run, human) -> None:
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    from pdireval.science_plots import judges_scatter
+
+    other = _favouring_weak(run, human)
+    found = pdireval.judge_conclusions(run, {"human": human, "llm $x$": other}, "AP")
+    ax = judges_scatter(found, "AP")
+    points = ax.collections[0].get_offsets()
+    expected = found.scores[[("human", "AP"), ("llm $x$", "AP")]].to_numpy()
+    assert sorted(map(tuple, points.tolist())) == sorted(map(tuple, expected.tolist()))
+    assert ax.get_ylabel() == r"AP under llm \$x\$"  # a user's name, never mathtext
+    assert sorted(text.get_text() for text in ax.texts) == sorted(found.scores.index)
+    with pytest.raises(pdireval.SchemaError, match="not one of the judges"):
+        judges_scatter(found, "AP", judge="human")
+    with pytest.raises(pdireval.MetricError, match="was not evaluated"):
+        judges_scatter(found, "P@10")
+    matplotlib.pyplot.close("all")
