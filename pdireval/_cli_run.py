@@ -380,10 +380,17 @@ def _write_csv(results: _Results, fmt: str) -> None:
     """The table as CSV, or with a baseline the comparisons."""
     args = results.args
     if args.baseline is not None:
-        text = _comparison(results, args).to_csv(index=False)
+        text = _comparison(results, args).to_csv(index=False, float_format=_shortest)
     else:
-        text = results.table().to_csv()
-    _write(text, args.output)  # each number the shortest text that reads back
+        text = results.table().to_csv(float_format=_shortest)
+    _write(text, args.output)
+
+
+def _shortest(value: float) -> str:
+    """A number as the shortest text that reads back as it (pandas 2 writes CSV with
+    17 significant digits).
+    """
+    return repr(float(value))
 
 
 def _write_json(results: _Results, fmt: str) -> None:
