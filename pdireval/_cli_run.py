@@ -386,11 +386,11 @@ def _write_csv(results: _Results, fmt: str) -> None:
     _write(text, args.output)
 
 
-def _shortest(value: float) -> str:
+def _shortest(value: object) -> str:
     """A number as the shortest text that reads back as it (pandas 2 writes CSV with
     17 significant digits).
     """
-    return repr(float(value))
+    return repr(float(cast("float", value)))
 
 
 def _write_json(results: _Results, fmt: str) -> None:

@@ -29,8 +29,9 @@ import numpy as np
 import pandas as pd
 
 from pdireval import _escape as escape
-from pdireval._errors import MetricError, MissingDependencyError, SchemaError
+from pdireval._errors import MetricError, SchemaError
 from pdireval._matrices import matrices
+from pdireval.plotting._look import pyplot
 from pdireval.risk_sensitive import TRISK_THRESHOLD, _alphas, _baseline_of, urisk_trisk
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers only
@@ -45,22 +46,10 @@ _GAINS = ("#c7e9c0", "#74c476", "#238b45")
 _LOSSES = ("#fcbba1", "#fb6a4a", "#cb181d")
 
 
-def _pyplot() -> Any:
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError as error:
-        msg = (
-            "plots need matplotlib, which is not installed; install it with "
-            "pip install 'pdireval[plot]' (or pip install matplotlib)"
-        )
-        raise MissingDependencyError(msg) from error
-    return plt
-
-
 def _axes(ax: Axes | None, size: tuple[float, float]) -> Axes:
     if ax is not None:
         return ax
-    _, new = _pyplot().subplots(figsize=size, layout="constrained")
+    _, new = pyplot().subplots(figsize=size, layout="constrained")
     return new
 
 
@@ -129,7 +118,7 @@ def risk_plot(
     >>> ax.get_xlabel()
     'Queries lost (left) and won (right) against medium'
     """
-    _pyplot()  # matplotlib first: a user without it hears that before anything else
+    pyplot()  # matplotlib first: a user without it hears that before anything else
     from matplotlib.transforms import ScaledTranslation
 
     (level,) = _alphas([alpha])
@@ -225,7 +214,7 @@ def pairs_heatmap(
     >>> [label.get_text() for label in ax.get_xticklabels()]
     ['strong', 'medium', 'weak']
     """
-    plt = _pyplot()
+    plt = pyplot()
     needed = ("run", "baseline", "metric", "mean", "baseline_mean", "p_value", "significant")
     missing = [column for column in needed if column not in pairs.columns]
     if missing:
