@@ -16,7 +16,9 @@ import pandas as pd
 
 from pdireval import _diversity
 from pdireval._errors import MetricError, SchemaError
+from pdireval._levels import Levels
 from pdireval._options import Evaluation
+from pdireval._parts import evaluate_parts, has_parts, refuse_parts
 from pdireval._prepare.columns import ResolvedColumns, as_column_map
 from pdireval._prepare.matching import Matched, join_resolved
 from pdireval._prepare.merge import has_subtopics, merge_subtopics
@@ -27,6 +29,7 @@ from pdireval.typing import ColumnsLike
 __all__ = [
     "at_threshold",
     "documents",
+    "per_part",
     "per_query",
     "prepared",
     "relevance_level",
@@ -80,6 +83,7 @@ def prepared(
     frame: pd.DataFrame, columns: ColumnsLike, options: Evaluation
 ) -> tuple[Prepared, ResolvedColumns]:
     """Resolve the column roles of ``frame`` and prepare it for the metric kernels."""
+    refuse_parts(frame, columns, options.qrels)
     frame, original, matched = _judged(frame, columns, options)
     frame, resolved, _ = _documents(frame, original)
     return prepare(frame, resolved, options, matched), resolved
@@ -88,7 +92,31 @@ def prepared(
 def per_query(
     frame: pd.DataFrame, metrics: Sequence[Metric], columns: ColumnsLike, options: Evaluation
 ) -> pd.DataFrame:
-    """Per-query values of ``metrics``: index query (or (run, query)), one column per label."""
+    """Per-query values of ``metrics``: index query (or (run, query)), one column per label.
+
+    A frame with judge, collection or seed columns is refused: see :func:`per_part`.
+    """
+    refuse_parts(frame, columns, options.qrels)
+    return _per_query(frame, metrics, columns, options)
+
+
+def per_part(
+    frame: pd.DataFrame, metrics: Sequence[Metric], columns: ColumnsLike, options: Evaluation
+) -> tuple[pd.DataFrame, Levels]:
+    """Per-query values of ``metrics`` with a level per judge, collection and seed when the
+    frame (or its judgments) has those columns, and which level is which.
+    """
+    if has_parts(frame, columns, options.qrels):
+        return evaluate_parts(
+            frame, columns, options, lambda part, roles, how: _per_query(part, metrics, roles, how)
+        )
+    table = _per_query(frame, metrics, columns, options)
+    return table, Levels.of(table, as_column_map(columns).resolve(frame).roles())
+
+
+def _per_query(
+    frame: pd.DataFrame, metrics: Sequence[Metric], columns: ColumnsLike, options: Evaluation
+) -> pd.DataFrame:
     frame, original, matched = _judged(frame, columns, options)
     _refuse_missing_roles(metrics, original, frame)
     documents, resolved, subtopics = _documents(frame, original)

@@ -8,7 +8,7 @@ table is told which level is which by a :class:`Levels`, never by guessing from 
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 
 import pandas as pd
@@ -60,7 +60,7 @@ class Levels:
         return [name for name in (self.judge, self.collection, self.seed) if name is not None]
 
     @classmethod
-    def of(cls, table: pd.DataFrame | pd.Series, roles: dict[str, Hashable | None]) -> Levels:
+    def of(cls, table: pd.DataFrame | pd.Series, roles: Mapping[str, Hashable | None]) -> Levels:
         """The levels of ``table`` given the column of each role (``None``: absent);
         the query level is the table's last.
         """

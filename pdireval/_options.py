@@ -16,7 +16,7 @@ from typing import Any, get_args
 import numpy as np
 import pandas as pd
 
-from pdireval._errors import MetricError
+from pdireval._errors import MetricError, SchemaError
 from pdireval.typing import Baseline, ColumnsLike, Correction, QueryPolicy, Test, TiePolicy
 
 __all__ = ["Evaluation", "Qrels", "Significance", "split_options"]
@@ -72,7 +72,37 @@ class Qrels:
     columns: ColumnsLike = None
 
 
+def judgments_of(qrels: Any) -> Any:
+    """``qrels=`` as one frame: a mapping of judge name to judgments becomes one frame
+    with a ``judge`` column (the judges in the mapping's order); anything else as it is.
+    """
+    if not isinstance(qrels, Mapping):
+        return qrels
+    if not qrels:
+        msg = "qrels= is an empty mapping; give one judgments frame per judge name"
+        raise SchemaError(msg)
+    frames = []
+    for judge, frame in qrels.items():
+        if not isinstance(frame, pd.DataFrame):
+            msg = (
+                "qrels= must be a pandas DataFrame of judgments, or a mapping of judge name "
+                f"to one; qrels[{judge!r}] is a {type(frame).__name__}"
+            )
+            raise MetricError(msg)
+        if "judge" in frame.columns:
+            msg = (
+                f"qrels[{judge!r}] already has a 'judge' column; give either a mapping of "
+                "judge name to judgments, or one frame with a judge column"
+            )
+            raise SchemaError(msg)
+        frames.append(frame.assign(judge=judge))
+    order = pd.CategoricalDtype(list(qrels), ordered=True)
+    joined = pd.concat(frames, ignore_index=True)
+    return joined.assign(judge=joined["judge"].astype(order))
+
+
 def _qrels(frame: Any, columns: Any) -> Qrels | None:
+    frame = judgments_of(frame)
     if frame is None:
         if columns is not None:
             msg = (

@@ -260,7 +260,7 @@ def evaluate(
     query
     q1      0.555556  0.5  0.666667
     """
-    return _evaluate.per_query(
+    table, _ = _evaluate.per_part(
         frame,
         parse_metrics(metrics),
         columns,
@@ -276,6 +276,7 @@ def evaluate(
             rel_threshold,
         ),
     )
+    return table
 
 
 @_keywords_checked

@@ -29,7 +29,20 @@ __all__ = [
     "check_frame",
 ]
 
-ROLES = ("query", "doc", "rank", "rel", "score", "run", "known", "subtopic", "time")
+ROLES = (
+    "query",
+    "doc",
+    "rank",
+    "rel",
+    "score",
+    "run",
+    "known",
+    "subtopic",
+    "time",
+    "judge",
+    "collection",
+    "seed",
+)
 
 #: Columns looked for, in order, when the default column of a role is absent.
 SYNONYMS: dict[str, tuple[str, ...]] = {
@@ -38,6 +51,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "rel": ("relevance", "label"),
     "run": ("system",),
     "subtopic": ("iteration", "intent", "subtopic_id"),
+    "seed": ("fold",),
 }
 
 #: Key of ``DataFrame.attrs`` under which merge_qrels records the roles it used.
@@ -110,17 +124,23 @@ class ColumnMap:
         A column name; ``None`` (default) for the column named like the role
         (``"query"``, ``"doc"``, ...) or, when that is absent, a synonym
         (``qid``/``query_id``, ``docno``/``doc_id``, ``relevance``/``label``,
-        ``system``, ``iteration``/``intent``/``subtopic_id``); ``False`` for "this frame has no such
-        column" even if one of those names exists -- e.g. ``rank=False`` ranks by
-        score although the frame has a rank column. ``known`` flags documents the
-        user already knew, ``subtopic`` the intent a judgment is for (diversity
-        measures), ``time`` a run's processing time of each query (efficiency).
+        ``system``, ``iteration``/``intent``/``subtopic_id``, ``fold``); ``False`` for
+        "this frame has no such column" even if one of those names exists -- e.g.
+        ``rank=False`` ranks by score although the frame has a rank column. ``known``
+        flags documents the user already knew, ``subtopic`` the intent a judgment is for
+        (diversity measures), ``time`` a run's processing time of each query
+        (efficiency).
+    judge, collection, seed : str, False or None
+        As above. ``judge`` names the set of labels a judgment belongs to (human
+        assessors, an LLM judge), ``collection`` the test collection a query belongs to
+        (query ids are scoped by it), ``seed`` the repetition (seed or fold) of a run;
+        each gives results an index level of its own.
 
     Examples
     --------
     >>> ColumnMap().remap(query="qid", rel="label")
     ColumnMap(query='qid', doc=None, rank=None, rel='label', score=None, run=None, known=None,
-              subtopic=None, time=None)
+              subtopic=None, time=None, judge=None, collection=None, seed=None)
     """
 
     query: Column = None
@@ -132,6 +152,9 @@ class ColumnMap:
     known: Column = None
     subtopic: Column = None
     time: Column = None
+    judge: Column = None
+    collection: Column = None
+    seed: Column = None
 
     @classmethod
     def pyterrier(cls) -> ColumnMap:
@@ -268,6 +291,9 @@ class ResolvedColumns:
     known: str | None
     subtopic: str | None
     time: str | None
+    judge: str | None = None
+    collection: str | None = None
+    seed: str | None = None
 
     def roles(self) -> dict[str, str | None]:
         """Role -> column name (None for absent roles)."""

@@ -84,11 +84,75 @@ def merge_qrels(
     1    q1   b    1.0     1
     2    q1   c    NaN     2
     """
+    from pdireval._options import Qrels, judgments_of  # the options import the engine
+    from pdireval._parts import has_parts
+
+    qrels = judgments_of(qrels)
+    if has_parts(run, columns, Qrels(qrels, qrels_columns)):
+        return _merge_parts(run, qrels, columns, qrels_columns)
     run_cols = as_column_map(columns).resolve(run)
     qrels_cols = as_column_map(qrels_columns).resolve(qrels)
     if has_subtopics(qrels, qrels_cols):
         return merge_subtopics(run, qrels, run_cols, qrels_cols)
     return merge_resolved(run, qrels, run_cols, qrels_cols)
+
+
+def _merge_parts(
+    run: pd.DataFrame,
+    qrels: pd.DataFrame,
+    columns: ColumnMap | Mapping[str, str] | None,
+    qrels_columns: ColumnMap | Mapping[str, str] | None,
+) -> pd.DataFrame:
+    """:func:`merge_qrels` per judge and collection: each part merged on its own, the
+    judge's name added to its rows, the parts stacked in their order.
+    """
+    from pdireval._options import Qrels
+    from pdireval._parts import WITHOUT_PARTS, parts
+
+    if as_column_map(columns).resolve(run).judge is not None:
+        msg = (
+            "the run has a judge column; merge_qrels adds the judges' labels to a run "
+            "without labels: drop the column, or give the judgments of each judge in qrels="
+        )
+        raise SchemaError(msg)
+    found = parts(run, columns, Qrels(qrels, qrels_columns))
+    run_cols = as_column_map(columns).remap(**WITHOUT_PARTS).resolve(run)
+    qrels_cols = as_column_map(qrels_columns).remap(**WITHOUT_PARTS).resolve(qrels)
+    judge = found.names.get("judge")
+    if judge is not None and judge in run.columns:
+        msg = (
+            f"the run already has a column {judge!r}, the name of the qrels' judge column; "
+            "rename one of them before merge_qrels"
+        )
+        raise SchemaError(msg)
+    merged = []
+    if not found.items:  # nothing to merge: the empty frame, with the judge column
+        empty = merge_resolved(
+            run.iloc[:0], qrels.iloc[:0], run_cols, qrels_cols, check_overlap=False
+        )
+        if judge is not None:
+            empty[judge] = qrels[judge].iloc[:0].to_numpy()
+        merged.append(empty)
+    for part in found.items:
+        labels = part.qrels if part.qrels is not None else qrels.iloc[:0]
+        if has_subtopics(labels, qrels_cols):
+            one = merge_subtopics(part.frame, labels, run_cols, qrels_cols, check_overlap=False)
+        else:
+            one = merge_resolved(part.frame, labels, run_cols, qrels_cols, check_overlap=False)
+        if judge is not None:
+            value = part.key[list(found.names).index("judge")]
+            one[judge] = pd.Series(
+                np.repeat(np.asarray([value], dtype=object), len(one)),
+                index=one.index,
+                dtype=qrels[judge].dtype,
+            )
+        merged.append(one)
+    result = pd.concat(merged, ignore_index=True)
+    record = dict(merged[0].attrs[ATTRS_KEY])
+    roles = dict(record.get("columns", {}))
+    roles.update(found.names)
+    result.attrs = {ATTRS_KEY: MergeRecord({"columns": roles})}
+    return result
 
 
 def has_subtopics(qrels: pd.DataFrame, qrels_cols: ResolvedColumns) -> bool:
