@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval._errors import SchemaError
+from pdireval._prepare.columns import as_column_map
 
 __all__ = ["JudgeConclusions", "judge_conclusions"]
 
@@ -55,7 +56,7 @@ class JudgeConclusions:
 
 def judge_conclusions(
     run: pd.DataFrame,
-    qrels: Mapping[Hashable, pd.DataFrame],
+    qrels: Mapping[Hashable, pd.DataFrame] | pd.DataFrame,
     metrics: Any,
     *,
     reference: Hashable | None = None,
@@ -68,9 +69,11 @@ def judge_conclusions(
     run : DataFrame
         Two or more runs (a ``run`` column), without labels: each judge's are matched
         to it as ``qrels=`` matches them.
-    qrels : mapping of judge name to qrels frame
+    qrels : mapping of judge name to qrels frame, or DataFrame
         Two or more sets of judgments of the same runs, e.g. ``{"human": qrels,
-        "llm": llm_qrels}``.
+        "llm": llm_qrels}``, or one qrels frame with a ``judge`` column (another
+        column mapped with ``qrels_columns={"judge": ...}``); its judges in the order
+        they first appear (a categorical's in category order).
     metrics : metric or list of metrics
         As in :func:`pdireval.evaluate`.
     reference : hashable, optional
@@ -125,6 +128,9 @@ def judge_conclusions(
     from pdireval.api import compare
     from pdireval.correlation import kendall, tau_ap
 
+    qrels = _by_judge(qrels, options.get("qrels_columns"))
+    if options.get("qrels_columns") is not None:  # each judge's frame has no judge column
+        options["qrels_columns"] = as_column_map(options["qrels_columns"]).remap(judge=False)
     judges = list(qrels)
     if len(judges) < 2:
         msg = (
@@ -161,6 +167,29 @@ def judge_conclusions(
                 }
             )
     return JudgeConclusions(reference, scores, pd.DataFrame(rows), pairs)
+
+
+def _by_judge(
+    qrels: Mapping[Hashable, pd.DataFrame] | pd.DataFrame, columns: Any
+) -> Mapping[Hashable, pd.DataFrame]:
+    """A qrels frame with a judge column as one frame per judge (the column dropped)."""
+    if not isinstance(qrels, pd.DataFrame):
+        return qrels
+    judge = as_column_map(columns).resolve(qrels).judge
+    if judge is None:
+        msg = (
+            f"qrels has no judge column (columns: {list(qrels.columns)}); give a mapping "
+            "such as {'human': qrels, 'llm': llm_qrels}, or a frame with a 'judge' column "
+            "(another name: qrels_columns={'judge': '<column>'})"
+        )
+        raise SchemaError(msg)
+    values = qrels[judge]
+    if values.isna().any():
+        msg = f"the judge column {judge!r} has missing values; every judgment names its judge"
+        raise SchemaError(msg)
+    names = values.cat.categories if isinstance(values.dtype, pd.CategoricalDtype) else None
+    order = list(values.unique()) if names is None else [n for n in names if (values == n).any()]
+    return {name: qrels[(values == name).to_numpy()].drop(columns=judge) for name in order}
 
 
 def _scores(compared: Mapping[Hashable, pd.DataFrame]) -> pd.DataFrame:

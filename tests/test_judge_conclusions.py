@@ -108,3 +108,20 @@ def test_scatter_draws_each_run_at_its_two_scores(run, human) -> None:
     with pytest.raises(pdireval.MetricError, match="was not evaluated"):
         judges_scatter(found, "P@10")
     matplotlib.pyplot.close("all")
+
+
+def test_a_qrels_frame_with_a_judge_column_equals_the_mapping() -> None:
+    human = example_qrels()
+    strict = human.assign(rel=(human["rel"] >= 2).astype("int64"))
+    by_mapping = pdireval.judge_conclusions(example_run(), {"human": human, "strict": strict}, "AP")
+    stacked = pd.concat([strict.assign(who="strict"), human.assign(who="human")])
+    stacked["who"] = stacked["who"].astype(pd.CategoricalDtype(["human", "strict"]))
+    by_frame = pdireval.judge_conclusions(
+        example_run(), stacked, "AP", qrels_columns={"judge": "who"}
+    )
+    pd.testing.assert_frame_equal(by_frame.scores, by_mapping.scores)
+    pd.testing.assert_frame_equal(by_frame.pairs, by_mapping.pairs)
+    with pytest.raises(pdireval.SchemaError, match=r"qrels has no judge column"):
+        pdireval.judge_conclusions(example_run(), human, "AP")
+    with pytest.raises(pdireval.SchemaError, match=r"two or more sets of judgments"):
+        pdireval.judge_conclusions(example_run(), human.assign(judge="one"), "AP")
