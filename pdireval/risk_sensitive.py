@@ -59,6 +59,7 @@ RISK_COLUMNS = (
     "losses",
     "urisk",
     "trisk",
+    "p_value",
     "significant",
     "georisk",
 )
@@ -108,6 +109,72 @@ def urisk_trisk(differences: np.ndarray, alpha: float) -> tuple[np.ndarray, np.n
         trisk = np.where(constant, np.sign(urisk) * np.inf, urisk / (spread / math.sqrt(n)))
     trisk = np.where(constant & (np.abs(urisk) <= TIE_TOLERANCE), 0.0, trisk)
     return urisk, trisk
+
+
+def _incomplete_beta_fraction(x: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The continued fraction of the regularized incomplete beta function (Abramowitz &
+    Stegun 26.5.8), evaluated by the modified Lentz method; converges fast for
+    ``x < (a + 1) / (a + b + 2)``.
+    """
+    tiny = 1e-300
+    c = np.ones_like(x)
+    d = 1.0 - (a + b) * x / (a + 1.0)
+    d = 1.0 / np.where(np.abs(d) < tiny, tiny, d)
+    fraction = d.copy()
+    for m in range(1, 400):
+        for numerator in (
+            m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+            -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1)),
+        ):
+            d = 1.0 + numerator * d
+            d = 1.0 / np.where(np.abs(d) < tiny, tiny, d)
+            c = 1.0 + numerator / c
+            c = np.where(np.abs(c) < tiny, tiny, c)
+            fraction *= d * c
+        if np.all(np.abs(d * c - 1.0) < 1e-15):
+            break
+    return fraction
+
+
+def _incomplete_beta(x: np.ndarray, y: np.ndarray, a: float, b: float) -> np.ndarray:
+    """The regularized incomplete beta function I_x(a, b) for 0 <= x <= 1, with
+    ``y = 1 - x`` given exactly (no cancellation when x is close to 1).
+    """
+    out = np.where(x <= 0, 0.0, 1.0)
+    inside = (x > 0) & (y > 0)
+    if not inside.any():
+        return out
+    xs, ys = x[inside], y[inside]
+    flip = xs >= (a + 1.0) / (a + b + 2.0)  # there I_x(a, b) = 1 - I_(1-x)(b, a)
+    x1, y1 = np.where(flip, ys, xs), np.where(flip, xs, ys)
+    a1, b1 = np.where(flip, b, a), np.where(flip, a, b)
+    log_beta = math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
+    front = np.exp(a1 * np.log(x1) + b1 * np.log(y1) - log_beta) / a1
+    value = front * _incomplete_beta_fraction(x1, a1, b1)
+    out[inside] = np.where(flip, 1.0 - value, value)
+    return out
+
+
+def trisk_p_values(trisk: np.ndarray, queries: int) -> np.ndarray:
+    """Two-sided p-values of TRisk values read as Student t statistics with
+    ``queries - 1`` degrees of freedom (Dinçer, Macdonald & Ounis 2014); NaN with fewer
+    than two queries.
+
+    Examples
+    --------
+    >>> trisk_p_values(np.array([0.0, 2.0, np.inf]), 31).round(4)
+    array([1.    , 0.0546, 0.    ])
+    """
+    trisk = np.asarray(trisk, dtype=np.float64)
+    if queries < 2:
+        return np.full(trisk.shape, np.nan)
+    df = float(queries - 1)
+    square = np.where(np.isnan(trisk), 0.0, trisk * trisk)
+    finite = np.isfinite(square)
+    x = np.where(finite, df / (df + np.where(finite, square, 0.0)), 0.0)
+    y = np.where(finite, square / (df + np.where(finite, square, 0.0)), 1.0)
+    p = _incomplete_beta(x, y, df / 2.0, 0.5)
+    return np.where(np.isnan(trisk), np.nan, p)
 
 
 def _standard_normal_cdf(x: np.ndarray) -> np.ndarray:
@@ -188,6 +255,7 @@ def _risk_block(matrix: Matrix, baseline: Hashable, alphas: list[float]) -> pd.D
                     "losses": losses.astype(np.int64),
                     "urisk": urisk,
                     "trisk": trisk,
+                    "p_value": trisk_p_values(trisk, differences.shape[1]),
                     "significant": np.abs(trisk) > TRISK_THRESHOLD,
                     "georisk": np.delete(geo, position),
                 }
@@ -233,8 +301,10 @@ def risk(
         One row per (run, metric, alpha), runs in the frame's order; columns ``run``,
         ``baseline``, ``metric``, ``alpha``, ``mean``, ``baseline_mean``,
         ``wins``/``ties``/``losses`` (queries above / equal to / below the baseline),
-        ``urisk``, ``trisk``, ``significant`` (``|trisk| > 2``: a gain when TRisk is
-        positive, a risk of harm when negative) and ``georisk`` (higher is better).
+        ``urisk``, ``trisk``, ``p_value`` (two-sided, TRisk read as a Student t
+        statistic with c - 1 degrees of freedom), ``significant`` (``|trisk| > 2``, the
+        paper's reading at about the 5% level: a gain when TRisk is positive, a risk of
+        harm when negative) and ``georisk`` (higher is better).
 
     Raises
     ------
@@ -255,7 +325,10 @@ def risk(
 
     with :math:`s_\delta` the sample standard deviation of the :math:`\delta_j`
     (divisor c - 1), so that TRisk at ``alpha=0`` is the paired t statistic
-    (``scipy.stats.ttest_rel``). TRisk is 0 where the runs agree on every query and
+    (``scipy.stats.ttest_rel``). Dinçer et al. (2014) read TRisk inferentially: under
+    the hypothesis that the run risks nothing against the baseline it follows Student's
+    t distribution with c - 1 degrees of freedom, which gives ``p_value`` (two-sided;
+    at ``alpha=0`` that of the paired t-test). TRisk is 0 where the runs agree on every query and
     +-inf where the weighted differences are one non-zero constant. Differences within
     1e-12 of 0 count as ties.
 

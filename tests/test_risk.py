@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from science_frames import frame_with_p10
 
 import pdireval
-from pdireval.risk_sensitive import RISK_COLUMNS, georisk_values, urisk_trisk
+from pdireval.datasets import example
+from pdireval.risk_sensitive import RISK_COLUMNS, georisk_values, trisk_p_values, urisk_trisk
 
 
 def reference_urisk(run: list[float], base: list[float], alpha: float) -> float:
@@ -205,3 +206,38 @@ def test_negative_values_are_refused_by_georisk() -> None:
     wide = pd.DataFrame({"a": [0.1, -0.2], "b": [0.3, 0.1]}, index=["q1", "q2"])
     with pytest.raises(pdireval.SchemaError, match="non-negative"):
         _refuse_negative(Matrix("delta", wide))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.floats(-60, 60, allow_nan=False), min_size=1, max_size=20),
+    st.integers(2, 5000),
+)
+def test_trisk_p_values_are_student_t_two_sided(values: list[float], queries: int) -> None:
+    scipy_stats = pytest.importorskip("scipy.stats")
+    trisk = np.asarray(values)
+    got = trisk_p_values(trisk, queries)
+    expected = 2 * scipy_stats.t.sf(np.abs(trisk), queries - 1)
+    away = np.abs(trisk) > 1e-6  # scipy itself loses digits right next to 0
+    np.testing.assert_allclose(got[away], expected[away], rtol=1e-9, atol=1e-13)
+    assert np.all((got >= 0) & (got <= 1))
+
+
+def test_trisk_p_values_by_hand_and_at_the_edges() -> None:
+    t = np.array([0.0, 1e-8, 1.0, -3.0, np.inf, -np.inf, np.nan])
+    cauchy = 1 - 2 * np.arctan(np.abs(t[:4])) / np.pi  # Student t with 1 degree of freedom
+    got = trisk_p_values(t, 2)
+    np.testing.assert_allclose(got[:4], cauchy, rtol=1e-12)
+    assert list(got[4:6]) == [0.0, 0.0]
+    assert np.isnan(got[6])
+    assert np.isnan(trisk_p_values(np.array([1.0]), 1)).all()
+
+
+def test_risk_neutral_p_value_is_the_paired_t_test() -> None:
+    scipy_stats = pytest.importorskip("scipy.stats")
+    frame = example()
+    table = pdireval.risk(frame, "AP", baseline="medium", alpha=0)
+    per_query = pdireval.evaluate(frame, "AP")["AP"].unstack(level=0)
+    for row in table.itertuples():
+        expected = scipy_stats.ttest_rel(per_query[row.run], per_query["medium"]).pvalue
+        assert row.p_value == pytest.approx(expected, rel=1e-9)
