@@ -74,6 +74,9 @@ class IREvalAccessor:
         known: str | None = None,
         subtopic: str | None = None,
         time: str | None = None,
+        judge: str | None = None,
+        collection: str | None = None,
+        seed: str | None = None,
     ) -> IREvalAccessor:
         """Return an accessor that reads the given roles from other columns.
 
@@ -95,6 +98,9 @@ class IREvalAccessor:
             known=known,
             subtopic=subtopic,
             time=time,
+            judge=judge,
+            collection=collection,
+            seed=seed,
         )
         return IREvalAccessor(self._obj, self._columns.remap(**names))
 
