@@ -81,8 +81,15 @@ def test_qrels_with_fractional_labels_next_to_a_run() -> None:
         pdireval.evaluate(merged, metrics, rel_threshold=0.5),
         check_index_type=False,  # pandas 2: matched ids come back as strings, pd.merge's as objects
     )
-    with pytest.raises(SchemaError, match=r"rel_threshold="):
-        pdireval.merge_qrels(run, qrels)  # a merged frame holds whole labels
+    merged_by_pdireval = pdireval.merge_qrels(run, qrels)  # labels kept as they are
+    assert str(merged_by_pdireval["rel"].dtype) == "Float64"
+    assert merged_by_pdireval["rel"].tolist()[1:] == [0.75, 0.25, 1.0]
+    pd.testing.assert_frame_equal(
+        pdireval.evaluate(merged_by_pdireval, metrics, rel_threshold=0.5),
+        pdireval.evaluate(run, metrics, qrels=qrels, rel_threshold=0.5),
+    )
+    with pytest.raises(SchemaError, match=r"whole numbers.*rel_threshold="):
+        pdireval.evaluate(merged_by_pdireval, metrics)  # no policy given: refused, not rounded
 
 
 def test_fractional_labels_without_a_threshold_name_the_option() -> None:

@@ -252,7 +252,7 @@ def merge_resolved(
     that shares no query or document with the qrels).
     """
     joined = join_resolved(
-        run, qrels, run_cols, qrels_cols, check_overlap=check_overlap, keep_ids=True
+        run, qrels, run_cols, qrels_cols, check_overlap=check_overlap, keep_ids=True, whole=False
     )
     rel_name = qrels_cols.name("rel")
     n_added = len(joined.added_judgment)
@@ -297,14 +297,22 @@ def _recorded_roles(run: pd.DataFrame, run_cols: ResolvedColumns) -> dict[str, s
 
 def _labels_column(
     labels: np.ndarray, row: np.ndarray, judgment: np.ndarray, n_run: int, added: np.ndarray
-) -> pd.arrays.IntegerArray:
-    """The merged frame's labels: run rows (judged ones from ``judgment``), then ``added``."""
+) -> pd.arrays.IntegerArray | pd.arrays.FloatingArray:
+    """The merged frame's labels: run rows (judged ones from ``judgment``), then ``added``;
+    whole numbers as nullable integers, fractional labels (LLM probabilities, averaged
+    grades) as nullable floats, never rounded.
+    """
     unlabelled = np.isnan(labels)  # a judgment without a label stays missing
-    label_values = np.where(unlabelled, 0, labels).astype(np.int64)  # checked whole numbers
-    values = np.zeros(n_run + len(added), dtype=np.int64)  # one allocation of the full column
+    label_values = np.where(unlabelled, 0, labels)
+    fractional = bool(np.any(label_values != np.round(label_values)))
+    kind = np.float64 if fractional else np.int64
+    label_values = label_values.astype(kind)
+    values = np.zeros(n_run + len(added), dtype=kind)  # one allocation of the full column
     values[row] = label_values[judgment]
     values[n_run:] = label_values[added]
     missing = np.ones(n_run + len(added), dtype=bool)
     missing[row] = unlabelled[judgment]
     missing[n_run:] = unlabelled[added]
+    if fractional:
+        return pd.arrays.FloatingArray(values, missing)
     return pd.arrays.IntegerArray(values, missing)
