@@ -3,7 +3,9 @@
 :func:`risk_plot` shows, run by run, how many queries a run wins and loses against a
 baseline and by how much, with its TRisk; :func:`pairs_heatmap` shows the p-values of
 all pairs of runs (:func:`pdireval.tukey_hsd`) as a matrix; :func:`judges_scatter` shows
-each run's score under two judges (:func:`pdireval.judge_conclusions`). Each draws on
+each run's score under two judges (:func:`pdireval.judge_conclusions`); :func:`asl_plot`
+and :func:`topics_plot` compare measures: how many pairs of runs each tells apart, and
+how steady its conclusions stay on fewer topics. Each draws on
 ``ax`` (or on a new figure when ``ax`` is None) and returns the Axes; nothing is shown and
 no global matplotlib setting is changed. matplotlib is optional (``pip install
 'pdireval[plot]'``) and imported only when a figure is drawn.
@@ -31,7 +33,8 @@ import pandas as pd
 from pdireval import _escape as escape
 from pdireval._errors import MetricError, SchemaError
 from pdireval._matrices import matrices
-from pdireval.plotting._look import pyplot
+from pdireval.plotting._look import legend, pyplot
+from pdireval.plotting._styles import COLOURS, LINESTYLES, MARKERS
 from pdireval.risk_sensitive import TRISK_THRESHOLD, _alphas, _baseline_of, urisk_trisk
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers only
@@ -40,7 +43,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers only
     from pdireval._judge_conclusions import JudgeConclusions
     from pdireval.typing import ColumnsLike, EvaluationOptions, MetricLike
 
-__all__ = ["judges_scatter", "pairs_heatmap", "risk_plot"]
+__all__ = ["asl_plot", "judges_scatter", "pairs_heatmap", "risk_plot", "topics_plot"]
 
 _GAINS = ("#c7e9c0", "#74c476", "#238b45")
 _LOSSES = ("#fcbba1", "#fb6a4a", "#cb181d")
@@ -345,4 +348,146 @@ def judges_scatter(
     ax.set_title(f"Runs under two judges: Kendall's tau = {tau:.3f}")
     ax.set_xlim(low - margin, high + 3 * margin)
     ax.set_ylim(low - margin, high + 3 * margin)
+    return ax
+
+
+def _metric_lines(ax: Axes, table: pd.DataFrame, x: str, y: str) -> list[str]:
+    """One line per metric (in the table's order), styled by its position."""
+    names = []
+    for at, (metric, rows) in enumerate(table.groupby("metric", sort=False)):
+        ax.plot(
+            rows[x].to_numpy(dtype=np.float64),
+            rows[y].to_numpy(dtype=np.float64),
+            color=COLOURS[at % len(COLOURS)],
+            marker=MARKERS[(at // len(COLOURS)) % len(MARKERS)],
+            linestyle=LINESTYLES[(at // len(COLOURS)) % len(LINESTYLES)],
+            markersize=4,
+            label=escape.matplotlib(metric),
+        )
+        names.append(escape.matplotlib(metric))
+    return names
+
+
+def _refuse_columns(table: Any, needed: Sequence[str], made_by: str) -> None:
+    if not isinstance(table, pd.DataFrame) or not set(needed) <= set(table.columns):
+        found = list(table.columns) if isinstance(table, pd.DataFrame) else type(table).__name__
+        msg = f"expected the table {made_by} returns (columns {list(needed)}), got {found}"
+        raise SchemaError(msg)
+
+
+def asl_plot(curves: pd.DataFrame, *, alpha: float = 0.05, ax: Axes | None = None) -> Axes:
+    """Achieved significance level curves: each measure's ASLs, sorted, against the pairs.
+
+    Sakai (2006) compares measures by how many pairs of runs they tell apart: for each
+    measure the bootstrap ASL of every pair, sorted from smallest; the further a curve
+    stays below ``alpha``, the more discriminative the measure.
+
+    Parameters
+    ----------
+    curves : DataFrame
+        What :func:`pdireval.asl_curve` returned.
+    alpha : float
+        The significance level drawn as a horizontal line (default 0.05).
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure when None.
+
+    Returns
+    -------
+    matplotlib Axes
+        One line per measure (pairs sorted by ASL on the x axis), the level ``alpha``,
+        and each measure's discriminative power (the share of pairs below ``alpha``) in
+        the legend.
+
+    References
+    ----------
+    T. Sakai (2006), Evaluating evaluation metrics based on the bootstrap, SIGIR.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import pdireval
+    >>> from pdireval.datasets import example
+    >>> from pdireval.science_plots import asl_plot
+    >>> curves = pdireval.asl_curve(example(), ["AP", "P@10"], n_resamples=200, seed=0)
+    >>> ax = asl_plot(curves)
+    >>> ax.get_ylabel()
+    'achieved significance level'
+    """
+    _refuse_columns(curves, ("metric", "asl"), "pdireval.asl_curve")
+    level = float(alpha)
+    if not 0.0 < level < 1.0:
+        msg = f"alpha={alpha!r} must be a level between 0 and 1, e.g. 0.05"
+        raise MetricError(msg)
+    ranked = curves.assign(
+        pair=curves.groupby("metric", sort=False).cumcount() + 1,
+        asl=curves.groupby("metric", sort=False)["asl"].transform(
+            lambda values: np.sort(values.to_numpy(dtype=np.float64))
+        ),
+    )
+    ax, owned = _axes(ax, (5.6, 4.0)), ax is None
+    _metric_lines(ax, ranked, "pair", "asl")
+    ax.axhline(level, color="0.4", lw=1, linestyle="--")
+    ax.annotate(
+        f"alpha = {level:g}",
+        (1.0, level),
+        xycoords=("axes fraction", "data"),
+        xytext=(-4, 3),
+        textcoords="offset points",
+        ha="right",
+        fontsize=8,
+        color="0.3",
+    )
+    power = ranked.groupby("metric", sort=False)["asl"].apply(lambda v: float((v < level).mean()))
+    handles = ax.get_lines()[: len(power)]
+    labels = [f"{escape.matplotlib(m)}: {share:.0%} of pairs" for m, share in power.items()]
+    legend(ax, handles, labels, owned=owned, title="discriminative power")
+    ax.set_xlabel("pairs of runs, sorted by ASL")
+    ax.set_ylabel("achieved significance level")
+    ax.set_ylim(0.0, max(float(ranked["asl"].max()), level) * 1.05 + 1e-3)
+    ax.set_title("Which measure tells the runs apart?")
+    return ax
+
+
+def topics_plot(table: pd.DataFrame, *, ax: Axes | None = None) -> Axes:
+    """How steady each measure's conclusions stay on fewer topics.
+
+    Parameters
+    ----------
+    table : DataFrame
+        What :func:`pdireval.swap_rate` returned (the swap rate against the topic set
+        size: Voorhees & Buckley 2002) or :func:`pdireval.ranking_stability` (the mean
+        Kendall's tau between the run ordering on a subset and on all topics).
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure when None.
+
+    Returns
+    -------
+    matplotlib Axes
+        One line per measure against the number of topics.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import pdireval
+    >>> from pdireval.datasets import example
+    >>> from pdireval.science_plots import topics_plot
+    >>> ax = topics_plot(pdireval.swap_rate(example(), ["AP", "P@10"], seed=0))
+    >>> ax.get_ylabel()
+    'swap rate'
+    """
+    if isinstance(table, pd.DataFrame) and "swap_rate" in table.columns:
+        y, label, title = "swap_rate", "swap rate", "Conclusions that swap on fewer topics"
+    else:
+        _refuse_columns(table, ("metric", "size", "tau_mean"), "pdireval.ranking_stability")
+        y, label = "tau_mean", "Kendall's tau with all topics (mean)"
+        title = "Run orderings on fewer topics"
+    _refuse_columns(table, ("metric", "size", y), "pdireval.swap_rate")
+    ax, owned = _axes(ax, (5.6, 4.0)), ax is None
+    names = _metric_lines(ax, table, "size", y)
+    legend(ax, ax.get_lines()[: len(names)], names, owned=owned, title="measure")
+    ax.set_xlabel("topics")
+    ax.set_ylabel(label)
+    ax.set_title(title)
     return ax

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from science_frames import frame_with_p10
 
@@ -67,3 +68,51 @@ def test_risk_plot_refuses_bad_input() -> None:
         risk_plot(frame, "P@10", baseline="r0", bins=(0.3, 0.1))
     with pytest.raises(pdireval.SchemaError, match="not found"):
         risk_plot(frame, "P@10", baseline="nope")
+
+
+def _curves() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "metric": ["AP"] * 4 + ["P@10 <b>"] * 4,
+            "run": list("abcd") * 2,
+            "baseline": ["z"] * 8,
+            "delta": [0.1] * 8,
+            "asl": [0.30, 0.01, 0.04, 0.50, 0.2, 0.6, 0.001, 0.07],
+        }
+    )
+
+
+def test_asl_plot_sorts_each_measure_and_states_its_power() -> None:
+    from pdireval.science_plots import asl_plot
+
+    ax = asl_plot(_curves(), alpha=0.05)
+    lines = [line for line in ax.get_lines() if len(line.get_xdata()) == 4]
+    assert [list(line.get_ydata()) for line in lines] == [
+        [0.01, 0.04, 0.30, 0.50],
+        [0.001, 0.07, 0.2, 0.6],
+    ]
+    labels = [text.get_text() for text in ax.figure.legends[0].get_texts()]
+    assert labels == ["AP: 50% of pairs", "P@10 <b>: 25% of pairs"]
+    with pytest.raises(pdireval.MetricError, match="alpha=2"):
+        asl_plot(_curves(), alpha=2)
+    with pytest.raises(pdireval.SchemaError, match=r"pdireval\.asl_curve"):
+        asl_plot(_curves().drop(columns="asl"))
+
+
+def test_topics_plot_reads_swap_rates_or_stability() -> None:
+    from pdireval.science_plots import topics_plot
+
+    swaps = pd.DataFrame(
+        {
+            "metric": ["AP", "AP", "RR", "RR"],
+            "size": [5, 10, 5, 10],
+            "swap_rate": [0.2, 0.1, 0.3, 0.25],
+        }
+    )
+    ax = topics_plot(swaps)
+    assert ax.get_ylabel() == "swap rate"
+    assert [list(line.get_ydata()) for line in ax.get_lines()] == [[0.2, 0.1], [0.3, 0.25]]
+    stable = swaps.rename(columns={"swap_rate": "tau_mean"})
+    assert topics_plot(stable).get_ylabel().startswith("Kendall's tau")
+    with pytest.raises(pdireval.SchemaError, match=r"pdireval\.ranking_stability"):
+        topics_plot(swaps.drop(columns="swap_rate"))

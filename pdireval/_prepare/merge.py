@@ -314,5 +314,5 @@ def _labels_column(
     missing[row] = unlabelled[judgment]
     missing[n_run:] = unlabelled[added]
     if fractional:
-        return pd.arrays.FloatingArray(values, missing)
-    return pd.arrays.IntegerArray(values, missing)
+        return pd.arrays.FloatingArray(values.astype(np.float64, copy=False), missing)
+    return pd.arrays.IntegerArray(values.astype(np.int64, copy=False), missing)
