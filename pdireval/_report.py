@@ -22,8 +22,9 @@ import pandas as pd
 
 from pdireval import _escape as escape
 from pdireval._comparison import compare_table, per_query_table
-from pdireval._errors import MetricError
+from pdireval._errors import MetricError, SchemaError
 from pdireval._excel import write_workbook
+from pdireval._levels import Levels
 from pdireval._format import (
     BETTER,
     WORSE,
@@ -37,6 +38,7 @@ from pdireval._format import (
     interval_note,
 )
 from pdireval._options import Evaluation, Significance
+from pdireval._report_levels import MACRO, Grid, cell_key, grid_of, levelled_summary
 from pdireval._significance import scipy_stats
 from pdireval._summary import aggregate, efficiency_table
 from pdireval._version import __version__
@@ -48,6 +50,7 @@ __all__ = ["Report", "build_report", "run_order"]
 LATEX_PACKAGES = ("booktabs", "amssymb", "graphicx")
 _LATEX_NAME = 12  # longer run names are abbreviated in LaTeX (R1, R2, ... and a key)
 _MEAN_INTERVAL = "half-width of the 95% Student t interval of each mean."
+_SEED_INTERVAL = "half-width of the 95% Student t interval across the seeds' means."
 
 TIE_RULE = (
     "rank column order when present; otherwise score descending, equal scores ordered by the "
@@ -109,6 +112,16 @@ class Report:
         time column.
     definitions : dict
         Metric label -> first sentence of its family's definition.
+    within : tuple
+        The judge and collection levels the runs were compared within (the names of
+        the comparison's first columns); empty for a frame without them. The summary's
+        columns are then (judge, collection, metric) (those present), with a macro
+        average block, ``Average``, across two collections or more.
+    notes : tuple of str
+        Sentences that explain the table beyond the marks' legend (the macro average,
+        the seeds).
+    mean_interval : str
+        What ± is when ``ci=True``.
 
     Examples
     --------
@@ -146,10 +159,17 @@ class Report:
     settings: dict[str, Any] = field(default_factory=dict)
     definitions: dict[str, str] = field(default_factory=dict)
     efficiency: pd.DataFrame | None = None
+    within: tuple[Hashable, ...] = ()
+    notes: tuple[str, ...] = ()
+    mean_interval: str = _MEAN_INTERVAL
 
     def __repr__(self) -> str:
         runs = list(self.summary.index)
-        metrics = list(self.summary.columns)
+        columns = self.summary.columns
+        if isinstance(columns, pd.MultiIndex):
+            metrics = list(dict.fromkeys(columns.get_level_values(-1)))
+        else:
+            metrics = list(columns)
         return f"<Report: runs {runs}, metrics {metrics}, {len(self.comparison)} comparisons>"
 
     def __str__(self) -> str:
@@ -172,8 +192,12 @@ class Report:
     @property
     def marks(self) -> Marks:
         """Which cells differ significantly from which baseline, and which way."""
+        comparison = self.comparison
+        if self.within:  # a cell is named by its judge, collection and metric
+            keys = zip(*(comparison[name] for name in [*self.within, "metric"]), strict=True)
+            comparison = comparison.assign(metric=[cell_key(key) for key in keys])
         return Marks.of(
-            self.comparison,
+            comparison,
             self.settings["test"],
             self.settings["correction"],
             self.settings["alpha"],
@@ -217,7 +241,8 @@ class Report:
                 half = float(self.intervals.loc[run, label]) if ci else np.nan  # type: ignore[arg-type, index]
                 if text and ci and not math.isnan(half):
                     text += f" ± {format_value(half, digits)}"
-                cells.append((text, marks.text(run, str(label)), run in best.get(str(label), ())))
+                mark = marks.text(run, cell_key(label))
+                cells.append((text, mark, run in best.get(str(label), ())))
             rows.append(cells)
         return rows
 
@@ -327,6 +352,7 @@ class Report:
         digits: int = 4,
         abbreviate: bool | None = None,
         wide: bool = False,
+        transpose: bool = False,
     ) -> str:
         r"""The paper table as a LaTeX ``table`` with booktabs rules, sized to fit the column.
 
@@ -357,6 +383,9 @@ class Report:
         wide : bool
             A ``table*`` float that spans both columns of a two-column paper (the same
             as ``table`` in a one-column document).
+        transpose : bool
+            One row per metric (per collection and metric for a report over
+            collections) and one column per run.
 
         Examples
         --------
@@ -387,7 +416,6 @@ class Report:
         \end{minipage}
         \end{table}
         """
-        labels = [str(label) for label in self.summary.columns]
         runs = list(self.summary.index)
         if abbreviate is None:
             abbreviate = any(len(str(run)) > _LATEX_NAME for run in runs)
@@ -403,38 +431,20 @@ class Report:
             lines.append(rf"\label{{{_latex_label(label)}}}")
         lines += [
             r"\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%",
-            r"\begin{tabular}{l" + "r@{}l" * len(labels) + "}",
-            r"\toprule",
-            " & ".join(
-                ["Run", *(rf"\multicolumn{{2}}{{c}}{{{escape.latex(name)}}}" for name in labels)]
-            )
-            + r" \\",
-            r"\midrule",
+            *_latex_tabular(
+                grid_of(self, ci=ci, digits=digits, transpose=transpose, short=abbreviate)
+            ),
         ]
         marks = self.marks
-        for run, row in zip(runs, self.cells(ci=ci, digits=digits), strict=True):
-            cells = [escape.latex(shown[run])]
-            for name, (text, _, best) in zip(labels, row, strict=True):
-                whole, dot, rest = text.partition(".")
-                rest = (dot + rest).replace(" ± ", r" $\pm$ ")
-                if best and text:
-                    whole, rest = rf"\textbf{{{whole}}}", rf"\textbf{{{rest}}}" if rest else ""
-                signs = "".join(
-                    (r"\blacktriangle" if better else r"\blacktriangledown")
-                    + (rf"\mathrm{{{letter}}}" if letter else "")
-                    for better, letter in marks.of_cell(run, name)
-                )
-                cells += [whole, rest + (f"$^{{{signs}}}$" if signs else "")]
-            lines.append(" & ".join(cells) + r" \\")
-        lines += [r"\bottomrule", r"\end{tabular}}"]
         note = [
             marks.legend(
                 escape.latex, (r"$^{\blacktriangle}$", r"$^{\blacktriangledown}$", r"$\alpha$")
             )
             + " Best value per metric in bold."
+            + "".join(" " + escape.latex(text) for text in self.notes)
         ]
         if ci:
-            note.append(r"$\pm$: " + escape.latex(_MEAN_INTERVAL))
+            note.append(r"$\pm$: " + escape.latex(self.mean_interval))
         if abbreviate:
             key = "; ".join(f"R{i}~= {escape.latex(run)}" for i, run in enumerate(runs, start=1))
             note.insert(0, rf"Runs: {key}.\par")
@@ -695,6 +705,44 @@ def _latex_label(label: str) -> str:
     return str(label)
 
 
+def _latex_tabular(grid: Grid) -> list[str]:
+    r"""The ``tabular`` of a paper table: header rows (``\cmidrule`` under each spanning
+    header), then the rows; each value is two columns, aligned on the decimal point.
+    """
+    stub = len(grid.corner)
+    lines = [r"\begin{tabular}{" + "l" * stub + "r@{}l" * grid.width + "}", r"\toprule"]
+    for depth, row in enumerate(grid.header):
+        last = depth == len(grid.header) - 1
+        cells = [escape.latex(text) for text in grid.corner] if last else [""] * stub
+        rules, column = [], stub + 1
+        for text, span in row:
+            cells.append(rf"\multicolumn{{{2 * span}}}{{c}}{{{escape.latex(text)}}}")
+            if not last:
+                rules.append(rf"\cmidrule(lr){{{column}-{column + 2 * span - 1}}}")
+            column += 2 * span
+        lines.append(" & ".join(cells) + r" \\")
+        if rules:
+            lines.append("".join(rules))
+    lines.append(r"\midrule")
+    for at, (labels, row) in enumerate(zip(grid.labels, grid.cells, strict=True)):
+        if at in grid.breaks:
+            lines.append(r"\midrule")
+        cells = [escape.latex(text) for text in labels]
+        for text, marks, best in row:
+            whole, dot, rest = text.partition(".")
+            rest = (dot + rest).replace(" ± ", r" $\pm$ ")
+            if best and text:
+                whole, rest = rf"\textbf{{{whole}}}", rf"\textbf{{{rest}}}" if rest else ""
+            signs = "".join(
+                (r"\blacktriangle" if better else r"\blacktriangledown")
+                + (rf"\mathrm{{{letter}}}" if letter else "")
+                for better, letter in marks
+            )
+            cells += [whole, rest + (f"$^{{{signs}}}$" if signs else "")]
+        lines.append(" & ".join(cells) + r" \\")
+    return [*lines, r"\bottomrule", r"\end{tabular}}"]
+
+
 def _markdown_rows(
     header: Sequence[str], rows: Sequence[Sequence[str]], numeric: list[bool]
 ) -> str:
@@ -724,6 +772,7 @@ def build_report(
     *,
     latency: pd.Series | None = None,
     runs: Sequence[Hashable] | None = None,
+    levels: Levels | None = None,
 ) -> Report:
     """Build a :class:`Report` from a per-query table indexed by (run, query), and the
     per-query times when the frame has them.
@@ -731,12 +780,30 @@ def build_report(
     The report's runs are in the order of ``runs`` (the frame's order: see
     :func:`run_order`), the baseline(s) first; runs ``runs`` does not name follow in
     the table's order.
+
+    With ``levels`` naming judge, collection or seed levels, the table is indexed by
+    (run, judge, collection, seed, query) (those present) and the report's summary is
+    the wide table papers print: one row per run, one block of metric columns per
+    (judge, collection) in the table's order, then the macro average of the
+    collections (the mean of the collection means, without marks) when there are two
+    or more. The marks come from comparisons within each (judge, collection). With
+    seeds, each value is the mean over seeds of the per-seed means, and ± (``ci=True``)
+    the 95% t interval across the seeds.
     """
+    if levels is not None and levels.extra:
+        if levels.run is None:
+            msg = (
+                "report needs a frame with a run column and at least two runs; this frame "
+                "has no run column (name it 'run' or map it with df.ireval(run='<column>'))"
+            )
+            raise SchemaError(msg)
+    else:
+        levels = None
     present = list(table.index.get_level_values(0).unique())
     order = _ordered(present, runs, significance.baseline)
     rank = {run: i for i, run in enumerate(order)}
     table = table.iloc[np.argsort(table.index.get_level_values(0).map(rank), kind="stable")]
-    comparison = compare_table(table, significance)
+    comparison = compare_table(table, significance, levels)
     baseline = significance.baseline
     reference: Hashable
     if baseline is None:
@@ -770,6 +837,26 @@ def build_report(
             test, significance.correction, significance.alpha, len(comparison)
         ),
     }
+    definitions = {metric.label: definition(metric) for metric in metrics}
+    efficiency = None if latency is None else efficiency_table(latency).reindex(order)
+    if levels is not None:
+        summary, intervals, macro = levelled_summary(table, levels, order)
+        notes, about = _level_notes(levels, macro)
+        info["correction scope"] = about.pop("correction scope")
+        info["summary"] = about.pop("summary")
+        info.update(about)
+        return Report(
+            summary=summary,
+            comparison=comparison,
+            per_query=per_query,
+            intervals=intervals,
+            settings=info,
+            definitions=definitions,
+            efficiency=efficiency,
+            within=tuple(levels.within),
+            notes=notes,
+            mean_interval=_SEED_INTERVAL if levels.seed is not None else _MEAN_INTERVAL,
+        )
     summary = cast(pd.DataFrame, aggregate(table, "mean"))  # a (run, query) table
     return Report(
         summary=summary.reindex(order),
@@ -777,9 +864,45 @@ def build_report(
         per_query=per_query,
         intervals=_half_widths(table).reindex(order),
         settings=info,
-        definitions={metric.label: definition(metric) for metric in metrics},
-        efficiency=None if latency is None else efficiency_table(latency).reindex(order),
+        definitions=definitions,
+        efficiency=efficiency,
     )
+
+
+def _level_notes(levels: Levels, macro: bool) -> tuple[tuple[str, ...], dict[str, Any]]:
+    """The sentences under a wide table, and the settings that describe its levels."""
+    within = [str(name) for name in levels.within]
+    notes = []
+    about: dict[str, Any] = {
+        "levels": ", ".join(
+            f"{role} = {getattr(levels, role)}"
+            for role in ("run", "judge", "collection", "seed")
+            if getattr(levels, role) is not None
+        ),
+        "correction scope": "all comparisons of the report (run pairs x metrics"
+        + "".join(f" x {name}" for name in within)
+        + ")",
+        "summary": "mean over queries; ± is the half-width of the 95% Student t interval",
+    }
+    if within:
+        notes.append(f"Runs are compared within each {' and '.join(within)}.")
+    if levels.seed is not None:
+        seed = str(levels.seed)
+        about["summary"] = (
+            f"mean over queries for each {seed}, averaged over the {seed} values; ± is the "
+            f"half-width of the 95% Student t interval across the {seed} values' means"
+        )
+        notes.append(
+            f"Values are means over {seed} values of each {seed}'s mean over queries."
+        )
+    if macro:
+        text = (
+            f"{MACRO}: the mean of the {levels.collection} means (macro average), not tested, "
+            "without marks."
+        )
+        notes.append(text)
+        about["macro average"] = text
+    return tuple(notes), about
 
 
 def run_order(frame: pd.DataFrame, column: str | None) -> list[Hashable] | None:
