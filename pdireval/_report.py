@@ -185,7 +185,7 @@ class Report:
             width = max(len(row[at][1]) for row in rows)
             table[label] = [f"{text}{mark:<{width}}" for text, mark, _ in (r[at] for r in rows)]
         text = "\n".join(line.rstrip() for line in table.to_string().splitlines())
-        return f"{text}\n\n{self.legend()}"
+        return f"{text}\n\n{self.legend()}" + "".join(" " + note for note in self.notes)
 
     # --- the shared vocabulary ------------------------------------------------------------
 
@@ -246,7 +246,7 @@ class Report:
             rows.append(cells)
         return rows
 
-    def table(self, *, ci: bool = False, digits: int = 4) -> pd.DataFrame:
+    def table(self, *, ci: bool = False, digits: int = 4, transpose: bool = False) -> pd.DataFrame:
         """The compact paper table as text: runs x metrics, marks after the values.
 
         Parameters
@@ -255,22 +255,26 @@ class Report:
             Write each mean as ``mean ± half-width`` of its 95% t interval.
         digits : int
             Decimals of every value.
+        transpose : bool
+            One row per metric (per collection and metric), one column per run.
 
         Returns
         -------
         DataFrame
-            Strings, one row per run, one column per metric; the best value of each
-            metric is not marked here (the renderings print it in bold).
+            Strings, one row per run, one column per metric (per collection and metric
+            for a report over collections); the best value of each metric is not marked
+            here (the renderings print it in bold).
         """
         rows = [[text + mark for text, mark, _ in row] for row in self.cells(ci=ci, digits=digits)]
         table = pd.DataFrame(rows, index=self.summary.index, columns=self.summary.columns)
-        return table
+        return table.T if transpose else table
 
     def comparison_text(self, digits: int = 4) -> pd.DataFrame:
         """The comparison as a person reads it: readable headers, formatted numbers."""
         table = self.comparison
         shown = pd.DataFrame(
             {
+                **{str(name): table[name].astype(str) for name in self.within},
                 "Run": table["run"].astype(str),
                 "Baseline": table["baseline"].astype(str),
                 "Metric": table["metric"].astype(str),
@@ -456,7 +460,9 @@ class Report:
         ]
         return "\n".join(lines)
 
-    def to_markdown(self, *, ci: bool = False, digits: int = 4, per_query: bool = False) -> str:
+    def to_markdown(
+        self, *, ci: bool = False, digits: int = 4, per_query: bool = False, transpose: bool = False
+    ) -> str:
         """The paper table, its legend and the comparison as GitHub-flavoured Markdown.
 
         Parameters
@@ -467,6 +473,8 @@ class Report:
             Decimals of every value.
         per_query : bool
             Add the per-query table (long: one row per metric and query).
+        transpose : bool
+            One row per metric (per collection and metric) and one column per run.
 
         Examples
         --------
@@ -477,28 +485,34 @@ class Report:
         ['| Run | AP |', '|---|---:|', '| medium (baseline) | 0.5756 |',
          '| strong | **0.8781**▲ |', '| weak | 0.2161▼ |']
         """
-        header = ["Run", *(escape.markdown(label) for label in self.summary.columns)]
-        labels = self.run_labels()
+        grid = grid_of(self, ci=ci, digits=digits, transpose=transpose)
+        header = [escape.markdown(text) for text in grid.corner]
+        for column in range(grid.width):  # spanning headers repeated: "robust04 / AP"
+            parts = [_covering(row, column) for row in grid.header]
+            header.append(" / ".join(escape.markdown(part) for part in parts))
         rows = [
             [
-                escape.markdown(labels[run]),
-                *((f"**{text}**" if best and text else text) + mark for text, mark, best in cells),
+                *(escape.markdown(label) for label in labels),
+                *((f"**{text}**" if best and text else text) + _mark_text(marks)
+                  for text, marks, best in cells),
             ]
-            for run, cells in zip(self.summary.index, self.cells(ci=ci, digits=digits), strict=True)
-        ]
+            for labels, cells in zip(grid.labels, grid.cells, strict=True)
+        ]  # fmt: skip
         legend = self.marks.legend(escape.markdown) + " Best value per metric in bold."
+        legend += "".join(" " + escape.markdown(text) for text in self.notes)
         if ci:
-            legend += " ±: " + _MEAN_INTERVAL
+            legend += " ±: " + self.mean_interval
+        numeric = [False] * len(grid.corner) + [True] * grid.width
         out = [
             "## Results",
             "",
-            _markdown_rows(header, rows, numeric=[False] + [True] * (len(header) - 1)),
+            _markdown_rows(header, rows, numeric=numeric),
             "",
             legend,
             "",
             "## Comparisons",
             "",
-            _markdown_frame(self.comparison_text(digits)),
+            _markdown_frame(self.comparison_text(digits), [str(n) for n in self.within]),
             "",
             self.interval_note(),
             "",
@@ -510,7 +524,8 @@ class Report:
             text = flat.astype(object).map(
                 lambda v: format_value(v, digits) if isinstance(v, float) else str(v)
             )
-            out += ["## Per query", "", _markdown_frame(text), ""]
+            places = [str(name) for name in self.per_query.index.names[1:-1]]
+            out += ["## Per query", "", _markdown_frame(text, places), ""]
         return "\n".join(out)
 
     def to_html(
@@ -520,6 +535,7 @@ class Report:
         digits: int = 4,
         per_query_rows: int = 20,
         title: str = "Evaluation report",
+        transpose: bool = False,
     ) -> str:
         """A complete HTML page: the paper table, legend, comparison and first per-query rows.
 
@@ -539,6 +555,8 @@ class Report:
             Per-query rows shown (0: none).
         title : str
             The page's ``<title>`` and heading.
+        transpose : bool
+            One row per metric (per collection and metric) and one column per run.
 
         Examples
         --------
@@ -559,45 +577,37 @@ class Report:
                 "</head>",
                 '<body style="margin: 1.5em; max-width: 100%">',
                 f'<h1 style="font: 600 20px system-ui, sans-serif">{escape.html(title)}</h1>',
-                self._html_fragment(ci=ci, digits=digits, per_query_rows=per_query_rows),
+                self._html_fragment(
+                    ci=ci, digits=digits, per_query_rows=per_query_rows, transpose=transpose
+                ),
                 "</body>",
                 "</html>",
             ]
         )
 
-    def _html_fragment(self, *, ci: bool, digits: int, per_query_rows: int) -> str:
+    def _html_fragment(
+        self, *, ci: bool, digits: int, per_query_rows: int, transpose: bool = False
+    ) -> str:
         """The report as an HTML fragment (a notebook cell's output)."""
-        header = ["Run", *(str(label) for label in self.summary.columns)]
-        labels = self.run_labels()
-        body = []
-        for run, cells in zip(self.summary.index, self.cells(ci=ci, digits=digits), strict=True):
-            shown = [f'<th scope="row">{escape.html(labels[run])}</th>']
-            for (text, _, best), name in zip(cells, header[1:], strict=True):
-                value = f"<b>{escape.html(text)}</b>" if best and text else escape.html(text)
-                marks = "".join(
-                    f'<span style="color:{"#1a7f37" if better else "#cf222e"}">'
-                    f"{BETTER if better else WORSE}{letter}</span>"
-                    for better, letter in self.marks.of_cell(run, name)
-                )
-                shown.append(f'<td>{value}<span class="mark">{marks}</span></td>')
-            body.append("<tr>" + "".join(shown) + "</tr>")
-        head = "".join(
-            f'<th style="text-align:{"left" if i == 0 else "right"}">{escape.html(h)}</th>'
-            for i, h in enumerate(header)
-        )
+        grid = grid_of(self, ci=ci, digits=digits, transpose=transpose)
+        head, body = _html_table(grid)
+        plain = len(grid.header) == 1 and not grid.breaks and self.per_query.index.nlevels == 2
         legend = f"{self.legend()} Best value per metric in bold."
+        legend += "".join(" " + text for text in self.notes)
         if ci:
-            legend += " ±: " + _MEAN_INTERVAL
+            legend += " ±: " + self.mean_interval
         parts = [
             '<div class="pdireval-report">',
-            _HTML_STYLE,
+            _HTML_STYLE if plain else _HTML_GRID_STYLE,
             '<div class="scroll"><table class="paper">',
-            f"<thead><tr>{head}</tr></thead>",
-            "<tbody>" + "".join(body) + "</tbody></table></div>",
+            head,
+            body + "</table></div>",
             f'<p class="legend">{escape.html(legend)}</p>',
             "<details><summary>Comparisons</summary>",
             '<div class="scroll">',
-            self.comparison_text(digits).to_html(index=False, border=0, classes="ids3"),
+            self.comparison_text(digits).to_html(
+                index=False, border=0, classes=f"ids{3 + len(self.within)}"
+            ),
             "</div>",
             f'<p class="legend">{escape.html(self.interval_note())}</p>',
             "</details>",
@@ -620,7 +630,7 @@ class Report:
                 first_rows.to_html(
                     index=False,
                     border=0,
-                    classes="ids2",
+                    classes=f"ids{self.per_query.index.nlevels}",
                     float_format=lambda v: f"{v:.{digits}f}",
                 ),
                 "</div>",
@@ -652,20 +662,23 @@ class Report:
             paths.append(path)
         return paths
 
-    def to_excel(self, path: str | Path, *, digits: int = 4) -> Path:
+    def to_excel(self, path: str | Path, *, digits: int = 4, transpose: bool = False) -> Path:
         """Write a workbook: Results (the paper table), Comparisons, Per query and About.
 
         Values are stored as numbers; their formats show ``digits`` decimals, the marks
         after significant values and journal-style p-values. The best value per metric
         is bold, significant cells are shaded green (better) or red (worse), headers are
-        frozen, long tables get a filter, and columns fit their contents.
+        frozen, long tables get a filter, and columns fit their contents. A report over
+        collections has a header row of collections (merged over their metrics) above
+        the metrics; ``transpose=True`` writes one row per (collection and) metric and
+        one column per run.
 
         Raises
         ------
         MissingDependencyError
             openpyxl is not installed (``pip install 'pdireval[excel]'``).
         """
-        return write_workbook(self, Path(path), digits)
+        return write_workbook(self, Path(path), digits, transpose=transpose)
 
 
 _HTML_STYLE = """<style>
@@ -694,6 +707,21 @@ _HTML_STYLE = """<style>
 </style>"""
 
 
+#: The style of a table with spanning headers or groups of rows.
+_HTML_GRID_STYLE = _HTML_STYLE.replace(
+    "</style>",
+    ".pdireval-report th.span {text-align: center; background: linear-gradient(#888, #888)"
+    " no-repeat center bottom / calc(100% - 16px) 1px}\n"
+    ".pdireval-report thead tr.spans {border-bottom: none}\n"
+    ".pdireval-report tr.group {border-top: 1px solid #888}\n"
+    + "".join(
+        f".pdireval-report .ids{n} :is(td, th):nth-child(-n+{n}) {{text-align: left}}\n"
+        for n in range(3, 8)
+    )
+    + "</style>",
+)
+
+
 def _latex_label(label: str) -> str:
     r"""A ``\label`` key: letters, digits and ``:-_.`` only (LaTeX reads no escapes there)."""
     if not re.fullmatch(r"[A-Za-z0-9:_.\-]+", str(label)):
@@ -703,6 +731,58 @@ def _latex_label(label: str) -> str:
         )
         raise MetricError(msg)
     return str(label)
+
+
+def _html_table(grid: Grid) -> tuple[str, str]:
+    """The ``<thead>`` and ``<tbody>`` of a paper table (names escaped)."""
+    stub = len(grid.corner)
+    head = []
+    for depth, row in enumerate(grid.header):
+        if depth < len(grid.header) - 1:
+            cells = [f'<th colspan="{stub}"></th>'] if stub > 1 else ["<th></th>"]
+            cells += [
+                f'<th colspan="{span}" class="span">{escape.html(text)}</th>'
+                if span > 1
+                else f'<th class="span">{escape.html(text)}</th>'
+                for text, span in row
+            ]
+        else:
+            names = [*grid.corner, *(text for text, _ in row)]
+            cells = [
+                f'<th style="text-align:{"left" if i < stub else "right"}">{escape.html(h)}</th>'
+                for i, h in enumerate(names)
+            ]
+        last = depth == len(grid.header) - 1
+        head.append(("<tr>" if last else '<tr class="spans">') + "".join(cells) + "</tr>")
+    body = []
+    for at, (labels, row) in enumerate(zip(grid.labels, grid.cells, strict=True)):
+        shown = [f'<th scope="row">{escape.html(label)}</th>' for label in labels]
+        for text, marks, best in row:
+            value = f"<b>{escape.html(text)}</b>" if best and text else escape.html(text)
+            signs = "".join(
+                f'<span style="color:{"#1a7f37" if better else "#cf222e"}">'
+                f"{BETTER if better else WORSE}{letter}</span>"
+                for better, letter in marks
+            )
+            shown.append(f'<td>{value}<span class="mark">{signs}</span></td>')
+        start = ' class="group"' if at in grid.breaks else ""
+        body.append(f"<tr{start}>" + "".join(shown) + "</tr>")
+    return f"<thead>{''.join(head)}</thead>", "<tbody>" + "".join(body) + "</tbody>"
+
+
+def _covering(row: list[tuple[str, int]], column: int) -> str:
+    """The text of the header that spans value column ``column`` in a header row."""
+    end = 0
+    for text, span in row:
+        end += span
+        if column < end:
+            return text
+    return ""
+
+
+def _mark_text(marks: list[tuple[bool, str]]) -> str:
+    """Marks as plain text: ``▲``, ``▲a▼b``."""
+    return "".join((BETTER if better else WORSE) + letter for better, letter in marks)
 
 
 def _latex_tabular(grid: Grid) -> list[str]:
@@ -753,11 +833,12 @@ def _markdown_rows(
     return "\n".join(lines)
 
 
-def _markdown_frame(frame: pd.DataFrame) -> str:
+def _markdown_frame(frame: pd.DataFrame, places: Sequence[str] = ()) -> str:
     """A table of text cells as Markdown, every cell escaped (names users chose are in
-    it); columns other than names are right-aligned.
+    it); columns other than names (and the ``places``: judge, collection, seed) are
+    right-aligned.
     """
-    names = ("Run", "Baseline", "Metric", "metric", "query")
+    names = ("Run", "Baseline", "Metric", "metric", "query", *places)
     numeric = [str(column) not in names for column in frame.columns]
     rows = [[escape.markdown(value) for value in row] for row in frame.itertuples(index=False)]
     header = [escape.markdown(column) for column in frame.columns]
@@ -892,9 +973,7 @@ def _level_notes(levels: Levels, macro: bool) -> tuple[tuple[str, ...], dict[str
             f"mean over queries for each {seed}, averaged over the {seed} values; ± is the "
             f"half-width of the 95% Student t interval across the {seed} values' means"
         )
-        notes.append(
-            f"Values are means over {seed} values of each {seed}'s mean over queries."
-        )
+        notes.append(f"Each value is the mean over {seed} values of the means over queries.")
     if macro:
         text = (
             f"{MACRO}: the mean of the {levels.collection} means (macro average), not tested, "
