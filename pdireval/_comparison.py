@@ -12,6 +12,7 @@ test or a t interval is computed.
 from __future__ import annotations
 
 from collections.abc import Hashable
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -198,7 +199,7 @@ def compare_table(
             _check_seeds(part, runs, levels.seed, where)
         block = _compare_block(part, pairs, significance, levels.seed, where)
         for at, (name, value) in enumerate(zip(levels.within, key, strict=True)):
-            block.insert(at, name, value)  # type: ignore[arg-type]
+            block.insert(at, name, value)
         blocks.append(block)
     out = pd.concat(blocks, ignore_index=True)
     return _adjusted(out, significance, [*levels.within])
@@ -226,7 +227,7 @@ def _where(names: list[Hashable], key: tuple) -> str:
 def _check_seeds(part: pd.DataFrame, runs: list[Hashable], seed: Hashable, where: str) -> None:
     """Every run has every seed of the block, else :class:`SchemaError` naming them."""
     pairs = pd.MultiIndex.from_arrays(
-        [part.index.get_level_values(0), part.index.get_level_values(seed)]
+        [part.index.get_level_values(0), part.index.get_level_values(part.index.names.index(seed))]
     ).unique()
     seeds = list(dict.fromkeys(pairs.get_level_values(1)))
     have = {run: set() for run in runs}  # type: dict[Hashable, set]
@@ -286,7 +287,7 @@ def _values(
     """(runs x queries) values, or (runs x queries x seeds) with a seed level."""
     if seed is None:
         return wide[runs].to_numpy(np.float64).T
-    cube = wide[runs].unstack(level=seed)  # query x (run, seed)
+    cube = cast(pd.DataFrame, wide[runs].unstack(level=seed))  # query x (run, seed)
     holes = cube.isna().any(axis=1)
     if holes.any():
         queries = list(cube.index[holes])

@@ -144,9 +144,7 @@ class _Sheet:
         a long header (a run's name) wraps rather than widening its column.
         """
         for column, name in enumerate(names, start=1):
-            self.cell(
-                row, column, name, bold=True, right=column > text_columns, wrap=_HEADER_WIDTH
-            )
+            self.cell(row, column, name, bold=True, right=column > text_columns, wrap=_HEADER_WIDTH)
 
     def note(self, row: int, text: str, columns: int) -> None:
         """A note under the table, wrapped across the table's width."""

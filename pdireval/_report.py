@@ -24,7 +24,6 @@ from pdireval import _escape as escape
 from pdireval._comparison import compare_table, per_query_table
 from pdireval._errors import MetricError, SchemaError
 from pdireval._excel import write_workbook
-from pdireval._levels import Levels
 from pdireval._format import (
     BETTER,
     WORSE,
@@ -37,6 +36,7 @@ from pdireval._format import (
     interval_level,
     interval_note,
 )
+from pdireval._levels import Levels
 from pdireval._options import Evaluation, Significance
 from pdireval._report_levels import MACRO, Grid, cell_key, grid_of, levelled_summary
 from pdireval._significance import scipy_stats
@@ -423,7 +423,6 @@ class Report:
         runs = list(self.summary.index)
         if abbreviate is None:
             abbreviate = any(len(str(run)) > _LATEX_NAME for run in runs)
-        shown = self.run_labels(short=abbreviate)
         float_env = "table*" if wide else "table"
         lines = [f"% Needs \\usepackage{{{','.join(LATEX_PACKAGES)}}} in the preamble."]
         lines += [rf"\begin{{{float_env}}}", r"\centering"]
@@ -737,17 +736,17 @@ def _html_table(grid: Grid) -> tuple[str, str]:
     """The ``<thead>`` and ``<tbody>`` of a paper table (names escaped)."""
     stub = len(grid.corner)
     head = []
-    for depth, row in enumerate(grid.header):
+    for depth, spans in enumerate(grid.header):
         if depth < len(grid.header) - 1:
             cells = [f'<th colspan="{stub}"></th>'] if stub > 1 else ["<th></th>"]
             cells += [
                 f'<th colspan="{span}" class="span">{escape.html(text)}</th>'
                 if span > 1
                 else f'<th class="span">{escape.html(text)}</th>'
-                for text, span in row
+                for text, span in spans
             ]
         else:
-            names = [*grid.corner, *(text for text, _ in row)]
+            names = [*grid.corner, *(text for text, _ in spans)]
             cells = [
                 f'<th style="text-align:{"left" if i < stub else "right"}">{escape.html(h)}</th>'
                 for i, h in enumerate(names)
@@ -791,11 +790,11 @@ def _latex_tabular(grid: Grid) -> list[str]:
     """
     stub = len(grid.corner)
     lines = [r"\begin{tabular}{" + "l" * stub + "r@{}l" * grid.width + "}", r"\toprule"]
-    for depth, row in enumerate(grid.header):
+    for depth, spans in enumerate(grid.header):
         last = depth == len(grid.header) - 1
         cells = [escape.latex(text) for text in grid.corner] if last else [""] * stub
         rules, column = [], stub + 1
-        for text, span in row:
+        for text, span in spans:
             cells.append(rf"\multicolumn{{{2 * span}}}{{c}}{{{escape.latex(text)}}}")
             if not last:
                 rules.append(rf"\cmidrule(lr){{{column}-{column + 2 * span - 1}}}")

@@ -61,7 +61,7 @@ def _blocks(table: pd.DataFrame, levels: Levels) -> list[tuple]:
     """The (judge, collection) values of the table, in the order they first appear."""
     if not levels.within:
         return [()]
-    arrays = [table.index.get_level_values(name) for name in levels.within]
+    arrays = [table.index.get_level_values(table.index.names.index(n)) for n in levels.within]
     return list(dict.fromkeys(zip(*arrays, strict=True)))
 
 
@@ -95,7 +95,7 @@ def levelled_summary(
         )
         raise SchemaError(msg)
     if not levels.within:
-        return means.reindex(order), half.reindex(order), False
+        return means.reindex(list(order)), half.reindex(list(order)), False
     parts_mean, parts_half = {}, {}
     judges = list(dict.fromkeys(block[:-1] for block in blocks)) if macro else []
     for block in blocks:
@@ -126,7 +126,7 @@ def levelled_summary(
     intervals = pd.concat({c: parts_half[c] for c in columns}, axis=1, names=names[:-1])
     summary.columns = summary.columns.set_names(names)
     intervals.columns = intervals.columns.set_names(names)
-    return summary.reindex(order), intervals.reindex(order), macro
+    return summary.reindex(list(order)), intervals.reindex(list(order)), macro
 
 
 def _column_order(blocks: list[tuple], judges: list[tuple]) -> list[tuple]:
@@ -135,7 +135,8 @@ def _column_order(blocks: list[tuple], judges: list[tuple]) -> list[tuple]:
         return blocks
     out = []
     for judge in judges:
-        out += [b for b in blocks if b[:-1] == judge and b[-1] != MACRO or b == (*judge, MACRO)]
+        out += [b for b in blocks if b[:-1] == judge and b[-1] != MACRO]
+        out.append((*judge, MACRO))
     return out
 
 

@@ -228,15 +228,15 @@ def seed_summary(table: pd.DataFrame, levels: Levels, *, ci: float = 0.95) -> pd
     per_seed = aggregate(table, "mean", levels)
     assert isinstance(per_seed, pd.DataFrame)  # grouped by at least the seed
     others = [name for name in levels.groups if name != levels.seed]
-    grouped: Any = per_seed.groupby(level=_by(others), sort=True, observed=True) if others else None
-    if grouped is None:
-        mean, count, sd = per_seed.mean(), per_seed.count(), per_seed.std(ddof=1)
-        frames = [f.to_frame().T for f in (mean, count, sd)]
-        for frame in frames:
+    grouped: Any = (
+        per_seed.groupby(level=_by(others), sort=True, observed=True)
+        if others
+        else per_seed.groupby(np.zeros(len(per_seed), dtype=np.int64))
+    )
+    mean, count, sd = grouped.mean(), grouped.count(), grouped.std(ddof=1)
+    if not others:  # one row for the whole table
+        for frame in (mean, count, sd):
             frame.index = pd.Index(["all"])
-        mean, count, sd = frames
-    else:
-        mean, count, sd = grouped.mean(), grouped.count(), grouped.std(ddof=1)
     stats = scipy_stats()
     values = count.to_numpy(dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):

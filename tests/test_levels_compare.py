@@ -156,9 +156,11 @@ def test_bootstrap_with_seeds_is_two_way(table) -> None:
 
 
 def test_a_missing_seed_is_named(table) -> None:
-    drop = (table.index.get_level_values("system") == "splade") & (
-        table.index.get_level_values("seed") == 3
-    ) & (table.index.get_level_values("dataset") == "msmarco")
+    drop = (
+        (table.index.get_level_values("system") == "splade")
+        & (table.index.get_level_values("seed") == 3)
+        & (table.index.get_level_values("dataset") == "msmarco")
+    )
     with pytest.raises(SchemaError, match=r"run 'splade' has no results for seed=3 in dataset="):
         compare_table(table[~drop], Significance(baseline="bm25"), LEVELS)
 

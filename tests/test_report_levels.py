@@ -111,7 +111,8 @@ def test_latex_transposed_has_a_row_per_collection_and_metric(report) -> None:
     assert r"\begin{tabular}{ll" + "r@{}l" * 5 + "}" in text
     assert r"dataset & Metric & \multicolumn{2}{c}{bm25 (baseline)}" in text
     rows = [line for line in text.splitlines() if "nDCG@10 &" in line]
-    assert len(rows) == 4 and all(row.startswith(" & ") for row in rows)
+    assert len(rows) == 4
+    assert all(row.startswith(" & ") for row in rows)
     assert text.count(r"\midrule") == 4  # under the header, then between the collections
 
 
@@ -148,7 +149,13 @@ def test_markdown_html_and_print_show_every_block(report) -> None:
     html = report.to_html()
     assert '<th colspan="2" class="span">trec-covid</th>' in html
     printed = str(report)
-    assert printed.splitlines()[0].split() == ["dataset", "robust04", "msmarco", "trec-covid", MACRO]
+    assert printed.splitlines()[0].split() == [
+        "dataset",
+        "robust04",
+        "msmarco",
+        "trec-covid",
+        MACRO,
+    ]
     assert "macro average" in printed
     transposed = report.to_html(transpose=True)
     assert transposed.count('<tr class="group">') == 3
@@ -171,11 +178,13 @@ def test_user_names_are_escaped_in_every_format(tmp_path) -> None:
     markdown = report.to_markdown()
     assert r"a\_b &amp; &lt;i&gt;\| / AP" in markdown
     html = report.to_html()
-    assert "a_b &amp; &lt;i&gt;|" in html and "<i>" not in html
+    assert "a_b &amp; &lt;i&gt;|" in html
+    assert "<i>" not in html
     openpyxl = pytest.importorskip("openpyxl")
     sheet = openpyxl.load_workbook(report.to_excel(tmp_path / "x.xlsx"))["Results"]
     formula = sheet.cell(1, 2)
-    assert formula.value == "=1+2" and formula.data_type == "s"
+    assert formula.value == "=1+2"
+    assert formula.data_type == "s"
 
 
 def test_one_collection_has_no_macro_average(table) -> None:
