@@ -45,6 +45,9 @@ COMPARISON_COLUMNS = (
     "losses",
 )
 
+#: Risk-sensitive columns added with ``risk_alpha``.
+RISK_COLUMNS = ("urisk", "trisk")
+
 _SHOWN = 10  # query ids listed in an error message
 
 
@@ -127,7 +130,11 @@ def _pairs(runs: list[Hashable], baseline: Baseline) -> list[tuple[Hashable, Has
 
 
 def compare_table(
-    table: pd.DataFrame, significance: Significance, levels: Levels | None = None
+    table: pd.DataFrame,
+    significance: Significance,
+    levels: Levels | None = None,
+    *,
+    risk_alpha: float | None = None,
 ) -> pd.DataFrame:
     """Compare runs on a per-query table; see :func:`pdireval.compare`.
 
@@ -146,12 +153,18 @@ def compare_table(
         run needs the same seeds within a (judge, collection); ``test="bootstrap"`` is
         then the two-way bootstrap over queries and seeds, the other tests (and the t
         interval) work on each query's difference averaged over the seeds.
+    risk_alpha : float, optional
+        Add ``urisk`` and ``trisk`` (Wang et al. 2012; Dinçer et al. 2014): the mean
+        per-query difference with losses counted ``1 + risk_alpha`` times, and its t
+        statistic, as :func:`pdireval.risk` computes them (per-query differences
+        averaged over seeds).
 
     Returns
     -------
     DataFrame
         One row per (run, baseline, metric); columns :data:`COMPARISON_COLUMNS`, after
-        a column per judge and collection level (named after the level) when present.
+        a column per judge and collection level (named after the level) when present,
+        then ``urisk`` and ``trisk`` with ``risk_alpha``.
 
     Examples
     --------
@@ -164,9 +177,10 @@ def compare_table(
     0  system2     AP     0
     1  system2    P@5     1
     """
+    risk = _risk_alpha(risk_alpha)
     if levels is None or not levels.extra:
         runs = _runs_of(table, "compare")
-        out = _compare_block(table, _pairs(runs, significance.baseline), significance)
+        out = _compare_block(table, _pairs(runs, significance.baseline), significance, risk=risk)
         return _adjusted(out, significance)
     if levels.run is None:
         msg = (
@@ -197,7 +211,7 @@ def compare_table(
             raise SchemaError(msg)
         if levels.seed is not None:
             _check_seeds(part, runs, levels.seed, where)
-        block = _compare_block(part, pairs, significance, levels.seed, where)
+        block = _compare_block(part, pairs, significance, levels.seed, where, risk)
         for at, (name, value) in enumerate(zip(levels.within, key, strict=True)):
             block.insert(at, name, value)
         blocks.append(block)
@@ -250,6 +264,7 @@ def _compare_block(
     significance: Significance,
     seed: Hashable | None = None,
     where: str = "",
+    risk: float | None = None,
 ) -> pd.DataFrame:
     """The comparison of one (run, [seed,] query) table, p-values not yet adjusted."""
     blocks = []
@@ -273,6 +288,13 @@ def _compare_block(
                 **result,
             }
         )
+        if risk is not None:
+            from pdireval.risk_sensitive import urisk_trisk
+
+            differences = left - right
+            if differences.ndim == 3:
+                differences = differences.mean(axis=2)
+            block["urisk"], block["trisk"] = urisk_trisk(differences, risk)
         blocks.append(block)
     out = pd.concat(blocks, ignore_index=True)
     # Rows by pair, then metric in the requested order.
@@ -310,7 +332,19 @@ def _adjusted(
     out["significant"] = out["p_adjusted"].to_numpy() < significance.alpha
     for column in ("wins", "ties", "losses"):
         out[column] = out[column].astype(np.int64)
-    return out[[*(within or []), *COMPARISON_COLUMNS]]
+    risk = [column for column in RISK_COLUMNS if column in out.columns]
+    return out[[*(within or []), *COMPARISON_COLUMNS, *risk]]
+
+
+def _risk_alpha(value: object) -> float | None:
+    """``risk_alpha``: None or a number >= 0, else :class:`MetricError`."""
+    if value is None:
+        return None
+    number = not isinstance(value, bool) and isinstance(value, int | float | np.number)
+    if not number or not float(value) >= 0 or not np.isfinite(float(value)):  # type: ignore[arg-type]
+        msg = f"risk_alpha={value!r} must be a number >= 0 (e.g. 1, 2 or 5), or None"
+        raise MetricError(msg)
+    return float(value)  # type: ignore[arg-type]
 
 
 def per_query_table(

@@ -326,12 +326,16 @@ def _comparisons(book: Any, report: Report, digits: int) -> None:
         "Δ CI low", "Δ CI high", "p", "p (adjusted)", "Significant", "Effect size (d)",
         "Wins", "Ties", "Losses",
     ]  # fmt: skip
+    risk = "urisk" in table.columns
+    if risk:
+        names += [f"URisk (α = {report.settings.get('risk alpha'):g})", "TRisk"]
     ids = len(within) + 3
     sheet.header(names, text_columns=ids)
     value = _number(digits)
     signed = f'+{value};"−"{value};{value}'
     places = [table[name].tolist() for name in report.within]
-    records: list[Any] = list(table[list(COMPARISON_COLUMNS)].itertuples(index=False))
+    columns = [*COMPARISON_COLUMNS, *(("urisk", "trisk") if risk else ())]
+    records: list[Any] = list(table[columns].itertuples(index=False))
     for row, record in enumerate(records, start=2):
         better = record.significant and record.delta > 0
         worse = record.significant and record.delta < 0
@@ -355,6 +359,11 @@ def _comparisons(book: Any, report: Report, digits: int) -> None:
             (int(record.ties), {}),
             (int(record.losses), {}),
         ]
+        if risk:
+            cells += [
+                (_plain(record.urisk), {"format": signed}),
+                (_plain(record.trisk), {"format": '+0.00;"−"0.00;0.00'}),
+            ]
         for column, (content, style) in enumerate(cells, start=1):
             if style.pop("p", False) and isinstance(content, float):
                 style["format"] = _p_format(content)

@@ -300,6 +300,10 @@ class Report:
                 ],
             }
         )
+        if "urisk" in table.columns:
+            alpha = self.settings.get("risk alpha")
+            shown[f"URisk (α = {alpha:g})"] = [format_delta(v, digits) for v in table["urisk"]]
+            shown["TRisk"] = [format_delta(v, 2) for v in table["trisk"]]
         return shown
 
     def _interval_header(self) -> str:
@@ -853,6 +857,7 @@ def build_report(
     latency: pd.Series | None = None,
     runs: Sequence[Hashable] | None = None,
     levels: Levels | None = None,
+    risk_alpha: float | None = None,
 ) -> Report:
     """Build a :class:`Report` from a per-query table indexed by (run, query), and the
     per-query times when the frame has them.
@@ -869,6 +874,9 @@ def build_report(
     or more. The marks come from comparisons within each (judge, collection). With
     seeds, each value is the mean over seeds of the per-seed means, and ± (``ci=True``)
     the 95% t interval across the seeds.
+
+    ``risk_alpha`` adds URisk and TRisk against the baseline to the comparison (see
+    :func:`pdireval.risk`), with losses counted ``1 + risk_alpha`` times.
     """
     if levels is not None and levels.extra:
         if levels.run is None:
@@ -883,7 +891,7 @@ def build_report(
     order = _ordered(present, runs, significance.baseline)
     rank = {run: i for i, run in enumerate(order)}
     table = table.iloc[np.argsort(table.index.get_level_values(0).map(rank), kind="stable")]
-    comparison = compare_table(table, significance, levels)
+    comparison = compare_table(table, significance, levels, risk_alpha=risk_alpha)
     baseline = significance.baseline
     reference: Hashable
     if baseline is None:
@@ -917,6 +925,8 @@ def build_report(
             test, significance.correction, significance.alpha, len(comparison)
         ),
     }
+    if risk_alpha is not None:
+        info["risk alpha"] = risk_alpha
     definitions = {metric.label: definition(metric) for metric in metrics}
     efficiency = None if latency is None else efficiency_table(latency).reindex(order)
     if levels is not None:

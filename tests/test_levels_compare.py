@@ -250,3 +250,43 @@ def test_seed_summary_needs_a_seed_level(table) -> None:
 
     with pytest.raises(MetricError, match="seed level"):
         seed_summary(_one_seed(table, 1), Levels(query="query", run="system"))
+
+
+# --- risk-sensitive columns -----------------------------------------------------------
+
+
+def test_risk_columns_match_pdireval_risk() -> None:
+    import pdireval
+
+    frame = example()
+    table = frame.ireval.evaluate(["AP"])
+    got = compare_table(table, Significance(baseline="medium"), risk_alpha=2)
+    assert list(got.columns[-2:]) == ["urisk", "trisk"]
+    expected = pdireval.risk(frame, "AP", baseline="medium", alpha=2).set_index("run")
+    for row in got.itertuples(index=False):
+        assert row.urisk == pytest.approx(expected.loc[row.run, "urisk"])
+        assert row.trisk == pytest.approx(expected.loc[row.run, "trisk"])
+    plain = compare_table(table, Significance(baseline="medium"))
+    pd.testing.assert_frame_equal(got.drop(columns=["urisk", "trisk"]), plain)
+
+
+def test_risk_columns_with_seeds_use_seed_averaged_differences(table) -> None:
+    from pdireval.risk_sensitive import urisk_trisk
+
+    got = compare_table(table, Significance(baseline="bm25"), LEVELS, risk_alpha=5)
+    block = table.xs("trec-covid", level="dataset")["nDCG@10"]
+    averaged = block.groupby(level=["system", "query"]).mean().unstack("system")
+    diffs = (averaged[["dense", "monot5"]].sub(averaged["bm25"], axis=0)).to_numpy().T
+    urisk, trisk = urisk_trisk(diffs, 5.0)
+    rows = got[(got["dataset"] == "trec-covid") & (got["metric"] == "nDCG@10")]
+    rows = rows.set_index("run").loc[["dense", "monot5"]]
+    np.testing.assert_allclose(rows["urisk"], urisk)
+    np.testing.assert_allclose(rows["trisk"], trisk)
+
+
+@pytest.mark.parametrize("value", [-1, "2", float("nan"), True])
+def test_risk_alpha_must_be_a_number_at_least_zero(table, value) -> None:
+    from pdireval._errors import MetricError
+
+    with pytest.raises(MetricError, match="risk_alpha"):
+        compare_table(table, Significance(baseline="bm25"), LEVELS, risk_alpha=value)

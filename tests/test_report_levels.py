@@ -243,3 +243,17 @@ def test_transpose_of_a_plain_report() -> None:
     text = report.to_latex(transpose=True)
     assert r"Metric & \multicolumn{2}{c}{medium (baseline)}" in text
     assert "| Metric | medium (baseline) | strong | weak |" in report.to_markdown(transpose=True)
+
+
+def test_risk_columns_in_every_comparison_rendering(tmp_path, table) -> None:
+    report = _report(table, risk_alpha=1)
+    assert report.settings["risk alpha"] == 1
+    text = report.comparison_text()
+    assert list(text.columns[-2:]) == ["URisk (α = 1)", "TRisk"]
+    assert "URisk (α = 1)" in report.to_markdown()
+    assert "TRisk" in report.to_html()
+    openpyxl = pytest.importorskip("openpyxl")
+    sheet = openpyxl.load_workbook(report.to_excel(tmp_path / "r.xlsx"))["Comparisons"]
+    header = [cell.value for cell in sheet[1]]
+    assert header[-2:] == ["URisk (α = 1)", "TRisk"]
+    assert sheet.cell(2, len(header) - 1).value == pytest.approx(report.comparison["urisk"][0])
