@@ -931,7 +931,7 @@ def build_report(
     efficiency = None if latency is None else efficiency_table(latency).reindex(order)
     if levels is not None:
         summary, intervals, macro = levelled_summary(table, levels, order)
-        notes, about = _level_notes(levels, macro)
+        notes, about = _level_notes(levels, macro, significance.test)
         info["correction scope"] = about.pop("correction scope")
         info["summary"] = about.pop("summary")
         info.update(about)
@@ -959,7 +959,7 @@ def build_report(
     )
 
 
-def _level_notes(levels: Levels, macro: bool) -> tuple[tuple[str, ...], dict[str, Any]]:
+def _level_notes(levels: Levels, macro: bool, test: str) -> tuple[tuple[str, ...], dict[str, Any]]:
     """The sentences under a wide table, and the settings that describe its levels."""
     within = [str(name) for name in levels.within]
     notes = []
@@ -983,6 +983,15 @@ def _level_notes(levels: Levels, macro: bool) -> tuple[tuple[str, ...], dict[str
             f"half-width of the 95% Student t interval across the {seed} values' means"
         )
         notes.append(f"Each value is the mean over {seed} values of the means over queries.")
+        if test == "bootstrap":
+            tested = f"the bootstrap test resamples queries and {seed} values (two-way)."
+        else:
+            tested = (
+                "the test and the interval of the difference use each query's difference "
+                f"averaged over the {seed} values."
+            )
+        notes.append(tested[0].upper() + tested[1:])
+        about["seeds in tests"] = tested
     if macro:
         text = (
             f"{MACRO}: the mean of the {levels.collection} means (macro average), not tested, "

@@ -257,3 +257,13 @@ def test_risk_columns_in_every_comparison_rendering(tmp_path, table) -> None:
     header = [cell.value for cell in sheet[1]]
     assert header[-2:] == ["URisk (α = 1)", "TRisk"]
     assert sheet.cell(2, len(header) - 1).value == pytest.approx(report.comparison["urisk"][0])
+
+
+def test_latex_notes_are_plain_latex(table) -> None:
+    """Every character of the wide table's LaTeX is ASCII (pdflatex reads it as it is)."""
+    for test in ("t", "bootstrap"):
+        report = _report(
+            table, significance=Significance(baseline="bm25", test=test, n_resamples=99)
+        )
+        text = report.to_latex(ci=True)
+        assert text.isascii(), sorted({char for char in text if not char.isascii()})
