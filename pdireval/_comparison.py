@@ -12,11 +12,13 @@ test or a t interval is computed.
 from __future__ import annotations
 
 from collections.abc import Hashable
+from typing import cast
 
 import numpy as np
 import pandas as pd
 
 from pdireval._errors import MetricError, SchemaError
+from pdireval._levels import Levels
 from pdireval._options import Significance
 from pdireval._significance import adjust_pvalues, paired_statistics
 from pdireval.typing import Baseline
@@ -43,6 +45,9 @@ COMPARISON_COLUMNS = (
     "losses",
 )
 
+#: Risk-sensitive columns added with ``risk_alpha``.
+RISK_COLUMNS = ("urisk", "trisk")
+
 _SHOWN = 10  # query ids listed in an error message
 
 
@@ -64,12 +69,14 @@ def _runs_of(table: pd.DataFrame, action: str) -> list[Hashable]:
     return runs
 
 
-def _aligned(table: pd.DataFrame, label: str) -> pd.DataFrame:
+def _aligned(table: pd.DataFrame, label: str, block: str = "") -> pd.DataFrame:
     """Query x run values of one metric; refuse queries that some runs lack.
 
     Queries without a value for every run (all NaN: unjudged under ``queries="all"``)
-    are left out, as :func:`pdireval.summary` skips them.
+    are left out, as :func:`pdireval.summary` skips them. ``block`` says where the
+    table comes from (``in dataset='c1'``) for the messages.
     """
+    prefix = f"{block}: " if block else ""
     wide = table[label].unstack(level=0)
     missing = wide.isna()
     partial = missing.any(axis=1) & ~missing.all(axis=1)
@@ -80,13 +87,13 @@ def _aligned(table: pd.DataFrame, label: str) -> pd.DataFrame:
         where = f"{len(queries)} quer{'y' if len(queries) == 1 else 'ies'}"
         undefined = table[label].unstack(level=0, fill_value=0).isna()  # NaN values, not rows
         if undefined.loc[partial].any().any():  # the rows exist: the metric is undefined there
-            msg = (
+            msg = prefix + (
                 f"{label} is undefined (NaN) for runs {lacking} on {where} where other runs "
                 f"have a value: {shown}. A paired test needs a value of every run on every "
                 f"query: compare a metric defined everywhere, or drop those queries first"
             )
             raise SchemaError(msg)
-        msg = (
+        msg = prefix + (
             f"runs {lacking} have no {label} value for {where} that other runs have: {shown}. "
             "Runs are compared on the same queries: evaluate with queries='judged' and give "
             "every run the judgments of every query (pdireval.merge_qrels(run, qrels) does), "
@@ -95,7 +102,7 @@ def _aligned(table: pd.DataFrame, label: str) -> pd.DataFrame:
         raise SchemaError(msg)
     wide = wide.loc[~missing.all(axis=1)]
     if wide.empty:
-        msg = f"no query has a {label} value for the runs; nothing to compare"
+        msg = f"{prefix}no query has a {label} value for the runs; nothing to compare"
         raise SchemaError(msg)
     return wide
 
@@ -122,21 +129,42 @@ def _pairs(runs: list[Hashable], baseline: Baseline) -> list[tuple[Hashable, Has
     return pairs
 
 
-def compare_table(table: pd.DataFrame, significance: Significance) -> pd.DataFrame:
+def compare_table(
+    table: pd.DataFrame,
+    significance: Significance,
+    levels: Levels | None = None,
+    *,
+    risk_alpha: float | None = None,
+) -> pd.DataFrame:
     """Compare runs on a per-query table; see :func:`pdireval.compare`.
 
     Parameters
     ----------
     table : DataFrame
         Per-query values indexed by (run, query), one column per metric, as returned
-        by :func:`pdireval.evaluate` for a frame with a run column.
+        by :func:`pdireval.evaluate` for a frame with a run column; with ``levels``,
+        indexed by (run, judge, collection, seed, query) (those present).
     significance : Significance
         Baseline, test, correction, alpha and resampling, as in :func:`pdireval.compare`.
+    levels : Levels, optional
+        Which index level is which. Runs are compared within each (judge, collection):
+        one comparison per (judge, collection, run pair, metric), and the correction
+        adjusts the p-values over all comparisons of the call. With a seed level every
+        run needs the same seeds within a (judge, collection); ``test="bootstrap"`` is
+        then the two-way bootstrap over queries and seeds, the other tests (and the t
+        interval) work on each query's difference averaged over the seeds.
+    risk_alpha : float, optional
+        Add ``urisk`` and ``trisk`` (Wang et al. 2012; Dinçer et al. 2014): the mean
+        per-query difference with losses counted ``1 + risk_alpha`` times, and its t
+        statistic, as :func:`pdireval.risk` computes them (per-query differences
+        averaged over seeds).
 
     Returns
     -------
     DataFrame
-        One row per (run, baseline, metric); columns :data:`COMPARISON_COLUMNS`.
+        One row per (run, baseline, metric); columns :data:`COMPARISON_COLUMNS`, after
+        a column per judge and collection level (named after the level) when present,
+        then ``urisk`` and ``trisk`` with ``risk_alpha``.
 
     Examples
     --------
@@ -149,15 +177,104 @@ def compare_table(table: pd.DataFrame, significance: Significance) -> pd.DataFra
     0  system2     AP     0
     1  system2    P@5     1
     """
+    risk = _risk_alpha(risk_alpha)
+    if levels is None or not levels.extra:
+        runs = _runs_of(table, "compare")
+        out = _compare_block(table, _pairs(runs, significance.baseline), significance, risk=risk)
+        return _adjusted(out, significance)
+    if levels.run is None:
+        msg = (
+            "compare needs a frame with a run column and at least two runs; this frame has "
+            "no run column (name it 'run' or map it with df.ireval(run='<column>'))"
+        )
+        raise SchemaError(msg)
+    clash = [name for name in levels.within if name in COMPARISON_COLUMNS]
+    if clash:
+        msg = (
+            f"the level(s) {clash} are named like columns of the comparison "
+            f"{list(COMPARISON_COLUMNS)}; rename those columns of the frame"
+        )
+        raise SchemaError(msg)
     runs = _runs_of(table, "compare")
     pairs = _pairs(runs, significance.baseline)
     blocks = []
+    for key, part in _within(table, levels):
+        where = _where(levels.within, key)
+        present = set(part.index.get_level_values(0))
+        absent = [run for run in runs if run not in present]
+        if absent:
+            msg = (
+                f"runs {absent} have no rows {where}, where other runs have; runs are "
+                "compared within each judge and collection, so every run needs results "
+                "for each of them"
+            )
+            raise SchemaError(msg)
+        if levels.seed is not None:
+            _check_seeds(part, runs, levels.seed, where)
+        block = _compare_block(part, pairs, significance, levels.seed, where, risk)
+        for at, (name, value) in enumerate(zip(levels.within, key, strict=True)):
+            block.insert(at, name, value)
+        blocks.append(block)
+    out = pd.concat(blocks, ignore_index=True)
+    return _adjusted(out, significance, [*levels.within])
+
+
+def _within(table: pd.DataFrame, levels: Levels) -> list[tuple[tuple, pd.DataFrame]]:
+    """(judge, collection) key and the (run, [seed,] query) table of each, in table order."""
+    if not levels.within:
+        return [((), table)]
+    by = levels.within[0] if len(levels.within) == 1 else levels.within
+    out = []
+    for key, part in table.groupby(level=by, sort=False, observed=True):
+        key = key if isinstance(key, tuple) else (key,)
+        out.append((key, part.droplevel(levels.within)))
+    return out
+
+
+def _where(names: list[Hashable], key: tuple) -> str:
+    """``in dataset='c1'``: where a block of the comparison is, for messages."""
+    if not names:
+        return "in the table"
+    return "in " + ", ".join(f"{name}={value!r}" for name, value in zip(names, key, strict=True))
+
+
+def _check_seeds(part: pd.DataFrame, runs: list[Hashable], seed: Hashable, where: str) -> None:
+    """Every run has every seed of the block, else :class:`SchemaError` naming them."""
+    pairs = pd.MultiIndex.from_arrays(
+        [part.index.get_level_values(0), part.index.get_level_values(part.index.names.index(seed))]
+    ).unique()
+    seeds = list(dict.fromkeys(pairs.get_level_values(1)))
+    have = {run: set() for run in runs}  # type: dict[Hashable, set]
+    for run, value in pairs:
+        have[run].add(value)
+    for run in runs:
+        missing = [value for value in seeds if value not in have[run]]
+        if missing:
+            msg = (
+                f"run {run!r} has no results for {seed}={missing[0]!r} {where} "
+                f"(missing {seed} values: {missing}), which other runs have; compare runs on "
+                f"the same {seed} values: add those results or drop that {seed} for every run"
+            )
+            raise SchemaError(msg)
+
+
+def _compare_block(
+    table: pd.DataFrame,
+    pairs: list[tuple[Hashable, Hashable]],
+    significance: Significance,
+    seed: Hashable | None = None,
+    where: str = "",
+    risk: float | None = None,
+) -> pd.DataFrame:
+    """The comparison of one (run, [seed,] query) table, p-values not yet adjusted."""
+    blocks = []
     for label in table.columns:
-        wide = _aligned(table, label)
-        left = wide[[run for run, _ in pairs]].to_numpy(np.float64).T
-        right = wide[[base for _, base in pairs]].to_numpy(np.float64).T
+        wide = _aligned(table, label, where)
+        left = _values(wide, [run for run, _ in pairs], seed, label, where)
+        right = _values(wide, [base for _, base in pairs], seed, label, where)
         result = paired_statistics(left, right, significance)
-        mean, baseline_mean = left.mean(axis=1), right.mean(axis=1)
+        mean = left.reshape(len(pairs), -1).mean(axis=1)
+        baseline_mean = right.reshape(len(pairs), -1).mean(axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
             relative = np.where(baseline_mean != 0, result["delta"] / baseline_mean, np.nan)
         block = pd.DataFrame(
@@ -171,17 +288,63 @@ def compare_table(table: pd.DataFrame, significance: Significance) -> pd.DataFra
                 **result,
             }
         )
+        if risk is not None:
+            from pdireval.risk_sensitive import urisk_trisk
+
+            differences = left - right
+            if differences.ndim == 3:
+                differences = differences.mean(axis=2)
+            block["urisk"], block["trisk"] = urisk_trisk(differences, risk)
         blocks.append(block)
     out = pd.concat(blocks, ignore_index=True)
     # Rows by pair, then metric in the requested order.
     pair_order = {pair: i for i, pair in enumerate(pairs)}
     out["_pair"] = [pair_order[(r, b)] for r, b in zip(out["run"], out["baseline"], strict=True)]
-    out = out.sort_values("_pair", kind="stable").drop(columns="_pair").reset_index(drop=True)
+    return out.sort_values("_pair", kind="stable").drop(columns="_pair").reset_index(drop=True)
+
+
+def _values(
+    wide: pd.DataFrame, runs: list[Hashable], seed: Hashable | None, label: str, where: str
+) -> np.ndarray:
+    """(runs x queries) values, or (runs x queries x seeds) with a seed level."""
+    if seed is None:
+        return wide[runs].to_numpy(np.float64).T
+    cube = cast(pd.DataFrame, wide[runs].unstack(level=seed))  # query x (run, seed)
+    holes = cube.isna().any(axis=1)
+    if holes.any():
+        queries = list(cube.index[holes])
+        shown = queries[:_SHOWN] + (["..."] if len(queries) > _SHOWN else [])
+        msg = (
+            f"{label} has a value for some {seed} values of queries {shown} {where} but not "
+            f"for others; each query needs a value for every {seed}: drop those queries"
+        )
+        raise SchemaError(msg)
+    n_seeds = len(cube.columns.get_level_values(1).unique())
+    values = cube.to_numpy(np.float64).reshape(len(cube), len(runs), n_seeds)
+    return values.transpose(1, 0, 2)
+
+
+def _adjusted(
+    out: pd.DataFrame, significance: Significance, within: list[Hashable] | None = None
+) -> pd.DataFrame:
+    """``out`` with p-values adjusted over all its rows and the significance decided."""
     out["p_adjusted"] = adjust_pvalues(out["p_value"].to_numpy(), significance.correction)
     out["significant"] = out["p_adjusted"].to_numpy() < significance.alpha
     for column in ("wins", "ties", "losses"):
         out[column] = out[column].astype(np.int64)
-    return out[list(COMPARISON_COLUMNS)]
+    risk = [column for column in RISK_COLUMNS if column in out.columns]
+    return out[[*(within or []), *COMPARISON_COLUMNS, *risk]]
+
+
+def _risk_alpha(value: object) -> float | None:
+    """``risk_alpha``: None or a number >= 0, else :class:`MetricError`."""
+    if value is None:
+        return None
+    number = not isinstance(value, bool) and isinstance(value, int | float | np.number)
+    if not number or not float(value) >= 0 or not np.isfinite(float(value)):  # type: ignore[arg-type]
+        msg = f"risk_alpha={value!r} must be a number >= 0 (e.g. 1, 2 or 5), or None"
+        raise MetricError(msg)
+    return float(value)  # type: ignore[arg-type]
 
 
 def per_query_table(

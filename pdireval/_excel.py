@@ -16,9 +16,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from pdireval._comparison import COMPARISON_COLUMNS
 from pdireval._errors import MissingDependencyError
 from pdireval._escape import excel_is_formula, excel_text
 from pdireval._format import BETTER, WORSE, best_runs, format_p, p_decimals
+from pdireval._report_levels import cell_key, grid_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from pdireval._report import Report
@@ -125,7 +127,9 @@ class _Sheet:
         length = _text_width(shown) * (1.1 if style.get("bold") else 1.0)
         wrap: float | None = style.get("wrap")
         wraps = wrap is not None and length > wrap
-        if style.get("right") or wrap is not None:  # wraps if wider than estimated too
+        if style.get("center"):
+            cell.alignment = Alignment(horizontal="center")
+        elif style.get("right") or wrap is not None:  # wraps if wider than estimated too
             cell.alignment = Alignment(
                 horizontal="right" if style.get("right") else None, wrap_text=wrap is not None
             )
@@ -135,12 +139,12 @@ class _Sheet:
             self.wrapped.setdefault(row, []).append((column, length))
         return cell
 
-    def header(self, names: list[str], text_columns: int = 1) -> None:
+    def header(self, names: list[str], text_columns: int = 1, row: int = 1) -> None:
         """Bold headers, aligned like their columns (the first ``text_columns`` left);
         a long header (a run's name) wraps rather than widening its column.
         """
         for column, name in enumerate(names, start=1):
-            self.cell(1, column, name, bold=True, right=column > text_columns, wrap=_HEADER_WIDTH)
+            self.cell(row, column, name, bold=True, right=column > text_columns, wrap=_HEADER_WIDTH)
 
     def note(self, row: int, text: str, columns: int) -> None:
         """A note under the table, wrapped across the table's width."""
@@ -155,7 +159,7 @@ class _Sheet:
         width = sum(self.widths.get(c, 10) for c in range(1, columns + 1))
         self.sheet.row_dimensions[row].height = _LINE * _lines(_text_width(text), width) + 2
 
-    def finish(self, rows: int, columns: int, frozen: str) -> None:
+    def finish(self, rows: int, columns: int, frozen: str, header_rows: int = 1) -> None:
         """Freeze the headers, fit the widths and the wrapped rows' heights, set up printing.
 
         A sheet is fitted to the page width only when its text stays at 7.5 pt or more
@@ -168,7 +172,8 @@ class _Sheet:
 
         self.sheet.freeze_panes = frozen
         if rows >= _FILTER_FROM:
-            self.sheet.auto_filter.ref = f"A1:{get_column_letter(columns)}{rows + 1}"
+            last = rows + header_rows
+            self.sheet.auto_filter.ref = f"A{header_rows}:{get_column_letter(columns)}{last}"
         for column, width in self.widths.items():
             self.sheet.column_dimensions[get_column_letter(column)].width = min(width, 60)
         for row, cells in self.wrapped.items():
@@ -179,7 +184,7 @@ class _Sheet:
                     cell.alignment = Alignment(
                         horizontal=cell.alignment.horizontal,
                         wrap_text=cell.alignment.wrap_text,
-                        vertical="bottom" if row == 1 else "top",
+                        vertical="bottom" if row <= header_rows else "top",
                     )
         setup = self.sheet.page_setup
         self.sheet.page_margins = PageMargins(left=0.5, right=0.5, top=0.75, bottom=0.75)
@@ -194,10 +199,17 @@ class _Sheet:
             )
         if fits:
             setup.fitToWidth, setup.fitToHeight = 1, 0
-        self.sheet.print_title_rows = "1:1"
+        self.sheet.print_title_rows = f"1:{header_rows}"
         first_free = range_boundaries(frozen)[0]
         if not fits and first_free > 1:
             self.sheet.print_title_cols = f"A:{get_column_letter(first_free - 1)}"
+
+
+def _letter(column: int) -> str:
+    """The letter(s) of a column: 1 -> A."""
+    from openpyxl.utils import get_column_letter
+
+    return str(get_column_letter(column))
 
 
 def _lines(length: float, width: float) -> int:
@@ -232,11 +244,11 @@ def _pixels(width: float) -> float:
     return min(width, 60) * 7 + 5
 
 
-def write_workbook(report: Report, path: Path, digits: int) -> Path:
+def write_workbook(report: Report, path: Path, digits: int, *, transpose: bool = False) -> Path:
     """Write ``report`` to ``path`` (see :meth:`pdireval.Report.to_excel`)."""
     openpyxl = _openpyxl()
     book = openpyxl.Workbook()
-    _results(book, report, digits)
+    _results(book, report, digits, transpose)
     _comparisons(book, report, digits)
     _per_query(book, report, digits)
     if report.efficiency is not None:
@@ -251,33 +263,54 @@ def write_workbook(report: Report, path: Path, digits: int) -> Path:
     return path
 
 
-def _results(book: Any, report: Report, digits: int) -> None:
+def _results(book: Any, report: Report, digits: int, transpose: bool = False) -> None:
+    from openpyxl.utils import get_column_letter
+
     sheet = _Sheet(book, "Results")
-    labels = [str(label) for label in report.summary.columns]
-    sheet.header(["Run", *labels])
+    grid = grid_of(report, ci=False, digits=digits, transpose=transpose)
+    stub, depth = len(grid.corner), len(grid.header)
+    for row, spans in enumerate(grid.header[:-1], start=1):  # collections over metrics
+        column = stub + 1
+        for text, span in spans:
+            sheet.cell(row, column, text, bold=True, center=True, shown="")
+            if span > 1:
+                sheet.sheet.merge_cells(
+                    start_row=row, start_column=column, end_row=row, end_column=column + span - 1
+                )
+            column += span
+    last = [*grid.corner, *(text for text, _ in grid.header[-1])]
+    sheet.header(last, text_columns=stub, row=depth)
+    values = report.summary.to_numpy(dtype=np.float64)
+    if transpose:
+        values = values.T
+    keys = [cell_key(label) for label in report.summary.columns]
+    runs = list(report.summary.index)
     marks = report.marks
-    best = {label: set(runs) for label, runs in _best(report).items()}
-    names = report.run_labels()
-    for row, (run, values) in enumerate(report.summary.iterrows(), start=2):
-        sheet.cell(row, 1, names[run], wrap=_NAME_WIDTH)
-        for column, label in enumerate(labels, start=2):
-            value = _plain(values[label])
-            text = marks.text(run, label)
-            direction = marks.direction(run, label)
+    for at, (labels, cells) in enumerate(zip(grid.labels, grid.cells, strict=True)):
+        row = depth + 1 + at
+        for column, label in enumerate(labels, start=1):
+            sheet.cell(row, column, label, wrap=_NAME_WIDTH)
+        for column, (_, _, best) in enumerate(cells):
+            run, key = (runs[column], keys[at]) if transpose else (runs[at], keys[column])
+            value = _plain(values[at, column])
+            text = marks.text(run, key)
+            direction = marks.direction(run, key)
             shown = "" if value is None else f"{value:.{digits}f}{text}"
             sheet.cell(
                 row,
-                column,
+                stub + 1 + column,
                 value,
                 format=_number(digits, text),
-                bold=run in best.get(label, ()),
+                bold=best,
                 fill=GREEN if direction > 0 else RED if direction < 0 else None,
                 shown=shown,
                 right=True,
             )
-    last = len(report.summary) + 1
-    sheet.finish(len(report.summary), len(labels) + 1, "B2")
-    sheet.note(last + 2, report.legend() + " Best value per metric in bold.", len(labels) + 1)
+    rows = len(grid.labels)
+    sheet.finish(rows, stub + grid.width, f"{get_column_letter(stub + 1)}{depth + 1}", depth)
+    note = report.legend() + " Best value per metric in bold."
+    note += "".join(" " + text for text in report.notes)
+    sheet.note(depth + rows + 2, note, stub + grid.width)
 
 
 def _best(report: Report) -> dict[str, set[Hashable]]:
@@ -287,20 +320,28 @@ def _best(report: Report) -> dict[str, set[Hashable]]:
 def _comparisons(book: Any, report: Report, digits: int) -> None:
     sheet = _Sheet(book, "Comparisons")
     table = report.comparison
+    within = [str(name) for name in report.within]
     names = [
-        "Run", "Baseline", "Metric", "Mean", "Baseline mean", "Δ", "Δ %",
+        *within, "Run", "Baseline", "Metric", "Mean", "Baseline mean", "Δ", "Δ %",
         "Δ CI low", "Δ CI high", "p", "p (adjusted)", "Significant", "Effect size (d)",
         "Wins", "Ties", "Losses",
     ]  # fmt: skip
-    sheet.header(names, text_columns=3)
+    risk = "urisk" in table.columns
+    if risk:
+        names += [f"URisk (α = {report.settings.get('risk alpha'):g})", "TRisk"]
+    ids = len(within) + 3
+    sheet.header(names, text_columns=ids)
     value = _number(digits)
     signed = f'+{value};"−"{value};{value}'
-    records: list[Any] = list(table.itertuples(index=False))
+    places = [table[name].tolist() for name in report.within]
+    columns = [*COMPARISON_COLUMNS, *(("urisk", "trisk") if risk else ())]
+    records: list[Any] = list(table[columns].itertuples(index=False))
     for row, record in enumerate(records, start=2):
         better = record.significant and record.delta > 0
         worse = record.significant and record.delta < 0
         fill = GREEN if better else RED if worse else None
         cells: list[tuple[Any, dict[str, Any]]] = [
+            *((_id(place[row - 2]), {"wrap": _NAME_WIDTH}) for place in places),
             (_id(record.run), {"wrap": _NAME_WIDTH}),
             (_id(record.baseline), {"wrap": _NAME_WIDTH}),
             (str(record.metric), {}),
@@ -318,14 +359,19 @@ def _comparisons(book: Any, report: Report, digits: int) -> None:
             (int(record.ties), {}),
             (int(record.losses), {}),
         ]
+        if risk:
+            cells += [
+                (_plain(record.urisk), {"format": signed}),
+                (_plain(record.trisk), {"format": '+0.00;"−"0.00;0.00'}),
+            ]
         for column, (content, style) in enumerate(cells, start=1):
             if style.pop("p", False) and isinstance(content, float):
                 style["format"] = _p_format(content)
                 style["shown"] = format_p(content)
             elif isinstance(content, float) and "format" in style:
                 style.setdefault("shown", f"+{content:.{digits}f}")
-            sheet.cell(row, column, content, right=column > 3, **style)
-    sheet.finish(len(table), len(names), "D2")
+            sheet.cell(row, column, content, right=column > ids, **style)
+    sheet.finish(len(table), len(names), f"{_letter(ids + 1)}2")
     sheet.note(len(table) + 3, f"{report.legend()} {report.interval_note()}", len(names))
 
 
@@ -350,17 +396,20 @@ def _efficiency(book: Any, report: Report) -> None:
 def _per_query(book: Any, report: Report, digits: int) -> None:
     sheet = _Sheet(book, "Per query")
     flat = report.per_query_flat()
-    names = ["Metric", "Query", *(str(name) for name in flat.columns[2:])]
-    sheet.header(names, text_columns=2)
+    ids = report.per_query.index.nlevels  # metric, [judge, collection, seed,] query
+    places = [str(name) for name in report.per_query.index.names[1:-1]]
+    names = ["Metric", *places, "Query", *(str(name) for name in flat.columns[ids:])]
+    sheet.header(names, text_columns=ids)
     value = _number(digits)
     signed = f'+{value};"−"{value};{value}'
-    first_delta = 2 + len(report.summary) + 1  # runs' values, then their differences
+    first_delta = ids + len(report.summary) + 1  # runs' values, then their differences
     for row, record in enumerate(flat.itertuples(index=False), start=2):
         sheet.cell(row, 1, str(record[0]))
-        sheet.cell(row, 2, _id(record[1]))
-        for column, number in enumerate(record[2:], start=3):
+        for column in range(2, ids + 1):
+            sheet.cell(row, column, _id(record[column - 1]))
+        for column, number in enumerate(record[ids:], start=ids + 1):
             content = _plain(number)
             shown = "" if content is None else f"+{float(content):.{digits}f}"
             style = signed if column >= first_delta else value
             sheet.cell(row, column, content, format=style, right=True, shown=shown)
-    sheet.finish(len(flat), len(names), "C2")
+    sheet.finish(len(flat), len(names), f"{_letter(ids + 1)}2")

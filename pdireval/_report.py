@@ -22,7 +22,7 @@ import pandas as pd
 
 from pdireval import _escape as escape
 from pdireval._comparison import compare_table, per_query_table
-from pdireval._errors import MetricError
+from pdireval._errors import MetricError, SchemaError
 from pdireval._excel import write_workbook
 from pdireval._format import (
     BETTER,
@@ -36,7 +36,9 @@ from pdireval._format import (
     interval_level,
     interval_note,
 )
+from pdireval._levels import Levels
 from pdireval._options import Evaluation, Significance
+from pdireval._report_levels import MACRO, Grid, cell_key, grid_of, levelled_summary
 from pdireval._significance import scipy_stats
 from pdireval._summary import aggregate, efficiency_table
 from pdireval._version import __version__
@@ -48,6 +50,7 @@ __all__ = ["Report", "build_report", "run_order"]
 LATEX_PACKAGES = ("booktabs", "amssymb", "graphicx")
 _LATEX_NAME = 12  # longer run names are abbreviated in LaTeX (R1, R2, ... and a key)
 _MEAN_INTERVAL = "half-width of the 95% Student t interval of each mean."
+_SEED_INTERVAL = "half-width of the 95% Student t interval across the seeds' means."
 
 TIE_RULE = (
     "rank column order when present; otherwise score descending, equal scores ordered by the "
@@ -109,6 +112,16 @@ class Report:
         time column.
     definitions : dict
         Metric label -> first sentence of its family's definition.
+    within : tuple
+        The judge and collection levels the runs were compared within (the names of
+        the comparison's first columns); empty for a frame without them. The summary's
+        columns are then (judge, collection, metric) (those present), with a macro
+        average block, ``Average``, across two collections or more.
+    notes : tuple of str
+        Sentences that explain the table beyond the marks' legend (the macro average,
+        the seeds).
+    mean_interval : str
+        What ± is when ``ci=True``.
 
     Examples
     --------
@@ -146,10 +159,17 @@ class Report:
     settings: dict[str, Any] = field(default_factory=dict)
     definitions: dict[str, str] = field(default_factory=dict)
     efficiency: pd.DataFrame | None = None
+    within: tuple[Hashable, ...] = ()
+    notes: tuple[str, ...] = ()
+    mean_interval: str = _MEAN_INTERVAL
 
     def __repr__(self) -> str:
         runs = list(self.summary.index)
-        metrics = list(self.summary.columns)
+        columns = self.summary.columns
+        if isinstance(columns, pd.MultiIndex):
+            metrics = list(dict.fromkeys(columns.get_level_values(-1)))
+        else:
+            metrics = list(columns)
         return f"<Report: runs {runs}, metrics {metrics}, {len(self.comparison)} comparisons>"
 
     def __str__(self) -> str:
@@ -165,15 +185,19 @@ class Report:
             width = max(len(row[at][1]) for row in rows)
             table[label] = [f"{text}{mark:<{width}}" for text, mark, _ in (r[at] for r in rows)]
         text = "\n".join(line.rstrip() for line in table.to_string().splitlines())
-        return f"{text}\n\n{self.legend()}"
+        return f"{text}\n\n{self.legend()}" + "".join(" " + note for note in self.notes)
 
     # --- the shared vocabulary ------------------------------------------------------------
 
     @property
     def marks(self) -> Marks:
         """Which cells differ significantly from which baseline, and which way."""
+        comparison = self.comparison
+        if self.within:  # a cell is named by its judge, collection and metric
+            keys = zip(*(comparison[name] for name in [*self.within, "metric"]), strict=True)
+            comparison = comparison.assign(metric=[cell_key(key) for key in keys])
         return Marks.of(
-            self.comparison,
+            comparison,
             self.settings["test"],
             self.settings["correction"],
             self.settings["alpha"],
@@ -217,11 +241,12 @@ class Report:
                 half = float(self.intervals.loc[run, label]) if ci else np.nan  # type: ignore[arg-type, index]
                 if text and ci and not math.isnan(half):
                     text += f" ± {format_value(half, digits)}"
-                cells.append((text, marks.text(run, str(label)), run in best.get(str(label), ())))
+                mark = marks.text(run, cell_key(label))
+                cells.append((text, mark, run in best.get(str(label), ())))
             rows.append(cells)
         return rows
 
-    def table(self, *, ci: bool = False, digits: int = 4) -> pd.DataFrame:
+    def table(self, *, ci: bool = False, digits: int = 4, transpose: bool = False) -> pd.DataFrame:
         """The compact paper table as text: runs x metrics, marks after the values.
 
         Parameters
@@ -230,22 +255,26 @@ class Report:
             Write each mean as ``mean ± half-width`` of its 95% t interval.
         digits : int
             Decimals of every value.
+        transpose : bool
+            One row per metric (per collection and metric), one column per run.
 
         Returns
         -------
         DataFrame
-            Strings, one row per run, one column per metric; the best value of each
-            metric is not marked here (the renderings print it in bold).
+            Strings, one row per run, one column per metric (per collection and metric
+            for a report over collections); the best value of each metric is not marked
+            here (the renderings print it in bold).
         """
         rows = [[text + mark for text, mark, _ in row] for row in self.cells(ci=ci, digits=digits)]
         table = pd.DataFrame(rows, index=self.summary.index, columns=self.summary.columns)
-        return table
+        return table.T if transpose else table
 
     def comparison_text(self, digits: int = 4) -> pd.DataFrame:
         """The comparison as a person reads it: readable headers, formatted numbers."""
         table = self.comparison
         shown = pd.DataFrame(
             {
+                **{str(name): table[name].astype(str) for name in self.within},
                 "Run": table["run"].astype(str),
                 "Baseline": table["baseline"].astype(str),
                 "Metric": table["metric"].astype(str),
@@ -271,6 +300,10 @@ class Report:
                 ],
             }
         )
+        if "urisk" in table.columns:
+            alpha = self.settings.get("risk alpha")
+            shown[f"URisk (α = {alpha:g})"] = [format_delta(v, digits) for v in table["urisk"]]
+            shown["TRisk"] = [format_delta(v, 2) for v in table["trisk"]]
         return shown
 
     def _interval_header(self) -> str:
@@ -327,6 +360,7 @@ class Report:
         digits: int = 4,
         abbreviate: bool | None = None,
         wide: bool = False,
+        transpose: bool = False,
     ) -> str:
         r"""The paper table as a LaTeX ``table`` with booktabs rules, sized to fit the column.
 
@@ -357,6 +391,9 @@ class Report:
         wide : bool
             A ``table*`` float that spans both columns of a two-column paper (the same
             as ``table`` in a one-column document).
+        transpose : bool
+            One row per metric (per collection and metric for a report over
+            collections) and one column per run.
 
         Examples
         --------
@@ -387,11 +424,9 @@ class Report:
         \end{minipage}
         \end{table}
         """
-        labels = [str(label) for label in self.summary.columns]
         runs = list(self.summary.index)
         if abbreviate is None:
             abbreviate = any(len(str(run)) > _LATEX_NAME for run in runs)
-        shown = self.run_labels(short=abbreviate)
         float_env = "table*" if wide else "table"
         lines = [f"% Needs \\usepackage{{{','.join(LATEX_PACKAGES)}}} in the preamble."]
         lines += [rf"\begin{{{float_env}}}", r"\centering"]
@@ -403,38 +438,20 @@ class Report:
             lines.append(rf"\label{{{_latex_label(label)}}}")
         lines += [
             r"\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%",
-            r"\begin{tabular}{l" + "r@{}l" * len(labels) + "}",
-            r"\toprule",
-            " & ".join(
-                ["Run", *(rf"\multicolumn{{2}}{{c}}{{{escape.latex(name)}}}" for name in labels)]
-            )
-            + r" \\",
-            r"\midrule",
+            *_latex_tabular(
+                grid_of(self, ci=ci, digits=digits, transpose=transpose, short=abbreviate)
+            ),
         ]
         marks = self.marks
-        for run, row in zip(runs, self.cells(ci=ci, digits=digits), strict=True):
-            cells = [escape.latex(shown[run])]
-            for name, (text, _, best) in zip(labels, row, strict=True):
-                whole, dot, rest = text.partition(".")
-                rest = (dot + rest).replace(" ± ", r" $\pm$ ")
-                if best and text:
-                    whole, rest = rf"\textbf{{{whole}}}", rf"\textbf{{{rest}}}" if rest else ""
-                signs = "".join(
-                    (r"\blacktriangle" if better else r"\blacktriangledown")
-                    + (rf"\mathrm{{{letter}}}" if letter else "")
-                    for better, letter in marks.of_cell(run, name)
-                )
-                cells += [whole, rest + (f"$^{{{signs}}}$" if signs else "")]
-            lines.append(" & ".join(cells) + r" \\")
-        lines += [r"\bottomrule", r"\end{tabular}}"]
         note = [
             marks.legend(
                 escape.latex, (r"$^{\blacktriangle}$", r"$^{\blacktriangledown}$", r"$\alpha$")
             )
             + " Best value per metric in bold."
+            + "".join(" " + escape.latex(text) for text in self.notes)
         ]
         if ci:
-            note.append(r"$\pm$: " + escape.latex(_MEAN_INTERVAL))
+            note.append(r"$\pm$: " + escape.latex(self.mean_interval))
         if abbreviate:
             key = "; ".join(f"R{i}~= {escape.latex(run)}" for i, run in enumerate(runs, start=1))
             note.insert(0, rf"Runs: {key}.\par")
@@ -446,7 +463,9 @@ class Report:
         ]
         return "\n".join(lines)
 
-    def to_markdown(self, *, ci: bool = False, digits: int = 4, per_query: bool = False) -> str:
+    def to_markdown(
+        self, *, ci: bool = False, digits: int = 4, per_query: bool = False, transpose: bool = False
+    ) -> str:
         """The paper table, its legend and the comparison as GitHub-flavoured Markdown.
 
         Parameters
@@ -457,6 +476,8 @@ class Report:
             Decimals of every value.
         per_query : bool
             Add the per-query table (long: one row per metric and query).
+        transpose : bool
+            One row per metric (per collection and metric) and one column per run.
 
         Examples
         --------
@@ -467,28 +488,34 @@ class Report:
         ['| Run | AP |', '|---|---:|', '| medium (baseline) | 0.5756 |',
          '| strong | **0.8781**▲ |', '| weak | 0.2161▼ |']
         """
-        header = ["Run", *(escape.markdown(label) for label in self.summary.columns)]
-        labels = self.run_labels()
+        grid = grid_of(self, ci=ci, digits=digits, transpose=transpose)
+        header = [escape.markdown(text) for text in grid.corner]
+        for column in range(grid.width):  # spanning headers repeated: "robust04 / AP"
+            parts = [_covering(row, column) for row in grid.header]
+            header.append(" / ".join(escape.markdown(part) for part in parts))
         rows = [
             [
-                escape.markdown(labels[run]),
-                *((f"**{text}**" if best and text else text) + mark for text, mark, best in cells),
+                *(escape.markdown(label) for label in labels),
+                *((f"**{text}**" if best and text else text) + _mark_text(marks)
+                  for text, marks, best in cells),
             ]
-            for run, cells in zip(self.summary.index, self.cells(ci=ci, digits=digits), strict=True)
-        ]
+            for labels, cells in zip(grid.labels, grid.cells, strict=True)
+        ]  # fmt: skip
         legend = self.marks.legend(escape.markdown) + " Best value per metric in bold."
+        legend += "".join(" " + escape.markdown(text) for text in self.notes)
         if ci:
-            legend += " ±: " + _MEAN_INTERVAL
+            legend += " ±: " + self.mean_interval
+        numeric = [False] * len(grid.corner) + [True] * grid.width
         out = [
             "## Results",
             "",
-            _markdown_rows(header, rows, numeric=[False] + [True] * (len(header) - 1)),
+            _markdown_rows(header, rows, numeric=numeric),
             "",
             legend,
             "",
             "## Comparisons",
             "",
-            _markdown_frame(self.comparison_text(digits)),
+            _markdown_frame(self.comparison_text(digits), [str(n) for n in self.within]),
             "",
             self.interval_note(),
             "",
@@ -500,7 +527,8 @@ class Report:
             text = flat.astype(object).map(
                 lambda v: format_value(v, digits) if isinstance(v, float) else str(v)
             )
-            out += ["## Per query", "", _markdown_frame(text), ""]
+            places = [str(name) for name in self.per_query.index.names[1:-1]]
+            out += ["## Per query", "", _markdown_frame(text, places), ""]
         return "\n".join(out)
 
     def to_html(
@@ -510,6 +538,7 @@ class Report:
         digits: int = 4,
         per_query_rows: int = 20,
         title: str = "Evaluation report",
+        transpose: bool = False,
     ) -> str:
         """A complete HTML page: the paper table, legend, comparison and first per-query rows.
 
@@ -529,6 +558,8 @@ class Report:
             Per-query rows shown (0: none).
         title : str
             The page's ``<title>`` and heading.
+        transpose : bool
+            One row per metric (per collection and metric) and one column per run.
 
         Examples
         --------
@@ -549,45 +580,37 @@ class Report:
                 "</head>",
                 '<body style="margin: 1.5em; max-width: 100%">',
                 f'<h1 style="font: 600 20px system-ui, sans-serif">{escape.html(title)}</h1>',
-                self._html_fragment(ci=ci, digits=digits, per_query_rows=per_query_rows),
+                self._html_fragment(
+                    ci=ci, digits=digits, per_query_rows=per_query_rows, transpose=transpose
+                ),
                 "</body>",
                 "</html>",
             ]
         )
 
-    def _html_fragment(self, *, ci: bool, digits: int, per_query_rows: int) -> str:
+    def _html_fragment(
+        self, *, ci: bool, digits: int, per_query_rows: int, transpose: bool = False
+    ) -> str:
         """The report as an HTML fragment (a notebook cell's output)."""
-        header = ["Run", *(str(label) for label in self.summary.columns)]
-        labels = self.run_labels()
-        body = []
-        for run, cells in zip(self.summary.index, self.cells(ci=ci, digits=digits), strict=True):
-            shown = [f'<th scope="row">{escape.html(labels[run])}</th>']
-            for (text, _, best), name in zip(cells, header[1:], strict=True):
-                value = f"<b>{escape.html(text)}</b>" if best and text else escape.html(text)
-                marks = "".join(
-                    f'<span style="color:{"#1a7f37" if better else "#cf222e"}">'
-                    f"{BETTER if better else WORSE}{letter}</span>"
-                    for better, letter in self.marks.of_cell(run, name)
-                )
-                shown.append(f'<td>{value}<span class="mark">{marks}</span></td>')
-            body.append("<tr>" + "".join(shown) + "</tr>")
-        head = "".join(
-            f'<th style="text-align:{"left" if i == 0 else "right"}">{escape.html(h)}</th>'
-            for i, h in enumerate(header)
-        )
+        grid = grid_of(self, ci=ci, digits=digits, transpose=transpose)
+        head, body = _html_table(grid)
+        plain = len(grid.header) == 1 and not grid.breaks and self.per_query.index.nlevels == 2
         legend = f"{self.legend()} Best value per metric in bold."
+        legend += "".join(" " + text for text in self.notes)
         if ci:
-            legend += " ±: " + _MEAN_INTERVAL
+            legend += " ±: " + self.mean_interval
         parts = [
             '<div class="pdireval-report">',
-            _HTML_STYLE,
+            _HTML_STYLE if plain else _HTML_GRID_STYLE,
             '<div class="scroll"><table class="paper">',
-            f"<thead><tr>{head}</tr></thead>",
-            "<tbody>" + "".join(body) + "</tbody></table></div>",
+            head,
+            body + "</table></div>",
             f'<p class="legend">{escape.html(legend)}</p>',
             "<details><summary>Comparisons</summary>",
             '<div class="scroll">',
-            self.comparison_text(digits).to_html(index=False, border=0, classes="ids3"),
+            self.comparison_text(digits).to_html(
+                index=False, border=0, classes=f"ids{3 + len(self.within)}"
+            ),
             "</div>",
             f'<p class="legend">{escape.html(self.interval_note())}</p>',
             "</details>",
@@ -610,7 +633,7 @@ class Report:
                 first_rows.to_html(
                     index=False,
                     border=0,
-                    classes="ids2",
+                    classes=f"ids{self.per_query.index.nlevels}",
                     float_format=lambda v: f"{v:.{digits}f}",
                 ),
                 "</div>",
@@ -642,20 +665,23 @@ class Report:
             paths.append(path)
         return paths
 
-    def to_excel(self, path: str | Path, *, digits: int = 4) -> Path:
+    def to_excel(self, path: str | Path, *, digits: int = 4, transpose: bool = False) -> Path:
         """Write a workbook: Results (the paper table), Comparisons, Per query and About.
 
         Values are stored as numbers; their formats show ``digits`` decimals, the marks
         after significant values and journal-style p-values. The best value per metric
         is bold, significant cells are shaded green (better) or red (worse), headers are
-        frozen, long tables get a filter, and columns fit their contents.
+        frozen, long tables get a filter, and columns fit their contents. A report over
+        collections has a header row of collections (merged over their metrics) above
+        the metrics; ``transpose=True`` writes one row per (collection and) metric and
+        one column per run.
 
         Raises
         ------
         MissingDependencyError
             openpyxl is not installed (``pip install 'pdireval[excel]'``).
         """
-        return write_workbook(self, Path(path), digits)
+        return write_workbook(self, Path(path), digits, transpose=transpose)
 
 
 _HTML_STYLE = """<style>
@@ -684,6 +710,21 @@ _HTML_STYLE = """<style>
 </style>"""
 
 
+#: The style of a table with spanning headers or groups of rows.
+_HTML_GRID_STYLE = _HTML_STYLE.replace(
+    "</style>",
+    ".pdireval-report th.span {text-align: center; background: linear-gradient(#888, #888)"
+    " no-repeat center bottom / calc(100% - 16px) 1px}\n"
+    ".pdireval-report thead tr.spans {border-bottom: none}\n"
+    ".pdireval-report tr.group {border-top: 1px solid #888}\n"
+    + "".join(
+        f".pdireval-report .ids{n} :is(td, th):nth-child(-n+{n}) {{text-align: left}}\n"
+        for n in range(3, 8)
+    )
+    + "</style>",
+)
+
+
 def _latex_label(label: str) -> str:
     r"""A ``\label`` key: letters, digits and ``:-_.`` only (LaTeX reads no escapes there)."""
     if not re.fullmatch(r"[A-Za-z0-9:_.\-]+", str(label)):
@@ -693,6 +734,96 @@ def _latex_label(label: str) -> str:
         )
         raise MetricError(msg)
     return str(label)
+
+
+def _html_table(grid: Grid) -> tuple[str, str]:
+    """The ``<thead>`` and ``<tbody>`` of a paper table (names escaped)."""
+    stub = len(grid.corner)
+    head = []
+    for depth, spans in enumerate(grid.header):
+        if depth < len(grid.header) - 1:
+            cells = [f'<th colspan="{stub}"></th>'] if stub > 1 else ["<th></th>"]
+            cells += [
+                f'<th colspan="{span}" class="span">{escape.html(text)}</th>'
+                if span > 1
+                else f'<th class="span">{escape.html(text)}</th>'
+                for text, span in spans
+            ]
+        else:
+            names = [*grid.corner, *(text for text, _ in spans)]
+            cells = [
+                f'<th style="text-align:{"left" if i < stub else "right"}">{escape.html(h)}</th>'
+                for i, h in enumerate(names)
+            ]
+        last = depth == len(grid.header) - 1
+        head.append(("<tr>" if last else '<tr class="spans">') + "".join(cells) + "</tr>")
+    body = []
+    for at, (labels, row) in enumerate(zip(grid.labels, grid.cells, strict=True)):
+        shown = [f'<th scope="row">{escape.html(label)}</th>' for label in labels]
+        for text, marks, best in row:
+            value = f"<b>{escape.html(text)}</b>" if best and text else escape.html(text)
+            signs = "".join(
+                f'<span style="color:{"#1a7f37" if better else "#cf222e"}">'
+                f"{BETTER if better else WORSE}{letter}</span>"
+                for better, letter in marks
+            )
+            shown.append(f'<td>{value}<span class="mark">{signs}</span></td>')
+        start = ' class="group"' if at in grid.breaks else ""
+        body.append(f"<tr{start}>" + "".join(shown) + "</tr>")
+    return f"<thead>{''.join(head)}</thead>", "<tbody>" + "".join(body) + "</tbody>"
+
+
+def _covering(row: list[tuple[str, int]], column: int) -> str:
+    """The text of the header that spans value column ``column`` in a header row."""
+    end = 0
+    for text, span in row:
+        end += span
+        if column < end:
+            return text
+    return ""
+
+
+def _mark_text(marks: list[tuple[bool, str]]) -> str:
+    """Marks as plain text: ``▲``, ``▲a▼b``."""
+    return "".join((BETTER if better else WORSE) + letter for better, letter in marks)
+
+
+def _latex_tabular(grid: Grid) -> list[str]:
+    r"""The ``tabular`` of a paper table: header rows (``\cmidrule`` under each spanning
+    header), then the rows; each value is two columns, aligned on the decimal point.
+    """
+    stub = len(grid.corner)
+    lines = [r"\begin{tabular}{" + "l" * stub + "r@{}l" * grid.width + "}", r"\toprule"]
+    for depth, spans in enumerate(grid.header):
+        last = depth == len(grid.header) - 1
+        cells = [escape.latex(text) for text in grid.corner] if last else [""] * stub
+        rules, column = [], stub + 1
+        for text, span in spans:
+            cells.append(rf"\multicolumn{{{2 * span}}}{{c}}{{{escape.latex(text)}}}")
+            if not last:
+                rules.append(rf"\cmidrule(lr){{{column}-{column + 2 * span - 1}}}")
+            column += 2 * span
+        lines.append(" & ".join(cells) + r" \\")
+        if rules:
+            lines.append("".join(rules))
+    lines.append(r"\midrule")
+    for at, (labels, row) in enumerate(zip(grid.labels, grid.cells, strict=True)):
+        if at in grid.breaks:
+            lines.append(r"\midrule")
+        cells = [escape.latex(text) for text in labels]
+        for text, marks, best in row:
+            whole, dot, rest = text.partition(".")
+            rest = (dot + rest).replace(" ± ", r" $\pm$ ")
+            if best and text:
+                whole, rest = rf"\textbf{{{whole}}}", rf"\textbf{{{rest}}}" if rest else ""
+            signs = "".join(
+                (r"\blacktriangle" if better else r"\blacktriangledown")
+                + (rf"\mathrm{{{letter}}}" if letter else "")
+                for better, letter in marks
+            )
+            cells += [whole, rest + (f"$^{{{signs}}}$" if signs else "")]
+        lines.append(" & ".join(cells) + r" \\")
+    return [*lines, r"\bottomrule", r"\end{tabular}}"]
 
 
 def _markdown_rows(
@@ -705,11 +836,12 @@ def _markdown_rows(
     return "\n".join(lines)
 
 
-def _markdown_frame(frame: pd.DataFrame) -> str:
+def _markdown_frame(frame: pd.DataFrame, places: Sequence[str] = ()) -> str:
     """A table of text cells as Markdown, every cell escaped (names users chose are in
-    it); columns other than names are right-aligned.
+    it); columns other than names (and the ``places``: judge, collection, seed) are
+    right-aligned.
     """
-    names = ("Run", "Baseline", "Metric", "metric", "query")
+    names = ("Run", "Baseline", "Metric", "metric", "query", *places)
     numeric = [str(column) not in names for column in frame.columns]
     rows = [[escape.markdown(value) for value in row] for row in frame.itertuples(index=False)]
     header = [escape.markdown(column) for column in frame.columns]
@@ -724,6 +856,8 @@ def build_report(
     *,
     latency: pd.Series | None = None,
     runs: Sequence[Hashable] | None = None,
+    levels: Levels | None = None,
+    risk_alpha: float | None = None,
 ) -> Report:
     """Build a :class:`Report` from a per-query table indexed by (run, query), and the
     per-query times when the frame has them.
@@ -731,12 +865,33 @@ def build_report(
     The report's runs are in the order of ``runs`` (the frame's order: see
     :func:`run_order`), the baseline(s) first; runs ``runs`` does not name follow in
     the table's order.
+
+    With ``levels`` naming judge, collection or seed levels, the table is indexed by
+    (run, judge, collection, seed, query) (those present) and the report's summary is
+    the wide table papers print: one row per run, one block of metric columns per
+    (judge, collection) in the table's order, then the macro average of the
+    collections (the mean of the collection means, without marks) when there are two
+    or more. The marks come from comparisons within each (judge, collection). With
+    seeds, each value is the mean over seeds of the per-seed means, and ± (``ci=True``)
+    the 95% t interval across the seeds.
+
+    ``risk_alpha`` adds URisk and TRisk against the baseline to the comparison (see
+    :func:`pdireval.risk`), with losses counted ``1 + risk_alpha`` times.
     """
+    if levels is not None and levels.extra:
+        if levels.run is None:
+            msg = (
+                "report needs a frame with a run column and at least two runs; this frame "
+                "has no run column (name it 'run' or map it with df.ireval(run='<column>'))"
+            )
+            raise SchemaError(msg)
+    else:
+        levels = None
     present = list(table.index.get_level_values(0).unique())
     order = _ordered(present, runs, significance.baseline)
     rank = {run: i for i, run in enumerate(order)}
     table = table.iloc[np.argsort(table.index.get_level_values(0).map(rank), kind="stable")]
-    comparison = compare_table(table, significance)
+    comparison = compare_table(table, significance, levels, risk_alpha=risk_alpha)
     baseline = significance.baseline
     reference: Hashable
     if baseline is None:
@@ -770,6 +925,28 @@ def build_report(
             test, significance.correction, significance.alpha, len(comparison)
         ),
     }
+    if risk_alpha is not None:
+        info["risk alpha"] = risk_alpha
+    definitions = {metric.label: definition(metric) for metric in metrics}
+    efficiency = None if latency is None else efficiency_table(latency).reindex(order)
+    if levels is not None:
+        summary, intervals, macro = levelled_summary(table, levels, order)
+        notes, about = _level_notes(levels, macro, significance.test)
+        info["correction scope"] = about.pop("correction scope")
+        info["summary"] = about.pop("summary")
+        info.update(about)
+        return Report(
+            summary=summary,
+            comparison=comparison,
+            per_query=per_query,
+            intervals=intervals,
+            settings=info,
+            definitions=definitions,
+            efficiency=efficiency,
+            within=tuple(levels.within),
+            notes=notes,
+            mean_interval=_SEED_INTERVAL if levels.seed is not None else _MEAN_INTERVAL,
+        )
     summary = cast(pd.DataFrame, aggregate(table, "mean"))  # a (run, query) table
     return Report(
         summary=summary.reindex(order),
@@ -777,9 +954,52 @@ def build_report(
         per_query=per_query,
         intervals=_half_widths(table).reindex(order),
         settings=info,
-        definitions={metric.label: definition(metric) for metric in metrics},
-        efficiency=None if latency is None else efficiency_table(latency).reindex(order),
+        definitions=definitions,
+        efficiency=efficiency,
     )
+
+
+def _level_notes(levels: Levels, macro: bool, test: str) -> tuple[tuple[str, ...], dict[str, Any]]:
+    """The sentences under a wide table, and the settings that describe its levels."""
+    within = [str(name) for name in levels.within]
+    notes = []
+    about: dict[str, Any] = {
+        "levels": ", ".join(
+            f"{role} = {getattr(levels, role)}"
+            for role in ("run", "judge", "collection", "seed")
+            if getattr(levels, role) is not None
+        ),
+        "correction scope": "all comparisons of the report (run pairs x metrics"
+        + "".join(f" x {name}" for name in within)
+        + ")",
+        "summary": "mean over queries; ± is the half-width of the 95% Student t interval",
+    }
+    if within:
+        notes.append(f"Runs are compared within each {' and '.join(within)}.")
+    if levels.seed is not None:
+        seed = str(levels.seed)
+        about["summary"] = (
+            f"mean over queries for each {seed}, averaged over the {seed} values; ± is the "
+            f"half-width of the 95% Student t interval across the {seed} values' means"
+        )
+        notes.append(f"Each value is the mean over {seed} values of the means over queries.")
+        if test == "bootstrap":
+            tested = f"the bootstrap test resamples queries and {seed} values (two-way)."
+        else:
+            tested = (
+                "the test and the interval of the difference use each query's difference "
+                f"averaged over the {seed} values."
+            )
+        notes.append(tested[0].upper() + tested[1:])
+        about["seeds in tests"] = tested
+    if macro:
+        text = (
+            f"{MACRO}: the mean of the {levels.collection} means (macro average), not tested, "
+            "without marks."
+        )
+        notes.append(text)
+        about["macro average"] = text
+    return tuple(notes), about
 
 
 def run_order(frame: pd.DataFrame, column: str | None) -> list[Hashable] | None:

@@ -21,6 +21,7 @@ __all__ = [
     "paired_statistics",
     "scipy_stats",
     "t_interval",
+    "two_way_bootstrap_means",
 ]
 
 #: Per-query differences this close to 0 count as ties (floating-point noise).
@@ -115,6 +116,36 @@ def _row_mean(block: np.ndarray) -> np.ndarray:
     return block.mean(axis=1)
 
 
+def _counts(picks: np.ndarray, n: int) -> np.ndarray:
+    """How often each of ``n`` indices was drawn, per row of ``picks`` (rows x n)."""
+    rows = picks.shape[0]
+    flat = (picks + n * np.arange(rows)[:, None]).ravel()
+    return np.bincount(flat, minlength=rows * n).reshape(rows, n).astype(np.float64)
+
+
+def two_way_bootstrap_means(cube: np.ndarray, n_resamples: int, seed: Any) -> np.ndarray:
+    """Two-way (pigeonhole) bootstrap of the mean of (k x queries x seeds) values.
+
+    Each resample draws the queries with replacement and, independently, the seeds with
+    replacement, and takes the mean over every (drawn query, drawn seed) cell: the
+    bootstrap for a crossed two-way random effects design (Owen 2007; Davison & Hinkley
+    1997, section 3.8). Every comparison uses the same draws. Returns k x resamples.
+
+    The draws of a block are the query indices (block x queries), then the seed indices
+    (block x seeds), from ``numpy.random.default_rng(seed)``.
+    """
+    rng = np.random.default_rng(seed)
+    k, n, s = cube.shape
+    out = np.empty((k, n_resamples))
+    for start, size in _blocks(n_resamples, n * max(k, s)):
+        query_picks = rng.integers(0, n, size=(size, n))
+        seed_picks = rng.integers(0, s, size=(size, s))
+        by_query = np.einsum("kns,bs->kbn", cube, _counts(seed_picks, s))
+        totals = np.einsum("kbn,bn->kb", by_query, _counts(query_picks, n))
+        out[:, start : start + size] = totals / (n * s)
+    return out
+
+
 def t_interval(values: np.ndarray, level: float) -> tuple[float, float]:
     """Student t interval for the mean of ``values`` (NaN with fewer than two values)."""
     n = values.size
@@ -133,10 +164,21 @@ def paired_statistics(
 
     ``runs`` and ``baselines`` are (k x n) arrays of per-query values, aligned by query.
     Returns one array of length k per output column (``p_value`` unadjusted).
+
+    (k x n x s) arrays hold the values of s seeds (repeated runs) per query: the
+    bootstrap test is then the two-way bootstrap over queries and seeds
+    (:func:`two_way_bootstrap_means`); every other test, the interval of the t test,
+    the effect size and wins/ties/losses use the per-query differences averaged over
+    the seeds.
     """
     test, alpha = significance.test, significance.alpha
     n_resamples, seed = significance.n_resamples, significance.seed
     stats = scipy_stats()
+    cube = None
+    if runs.ndim == 3:
+        cube = runs - baselines
+        cube[np.abs(cube) <= TIE_TOLERANCE] = 0.0
+        runs, baselines = runs.mean(axis=2), baselines.mean(axis=2)
     diffs = runs - baselines
     diffs[np.abs(diffs) <= TIE_TOLERANCE] = 0.0
     k, n = diffs.shape
@@ -166,7 +208,10 @@ def paired_statistics(
     elif test == "permutation":
         p = _permutation_pvalues(diffs, n_resamples, seed) if n else np.full(k, np.nan)
     else:  # bootstrap
-        means = bootstrap_statistic(diffs, _row_mean, n_resamples, seed)
+        if cube is None:
+            means = bootstrap_statistic(diffs, _row_mean, n_resamples, seed)
+        else:
+            means = two_way_bootstrap_means(cube, n_resamples, seed)
         observed = np.abs(delta)[:, None]
         shifted = np.abs(means - delta[:, None])
         count = (shifted >= observed - 1e-9 * np.maximum(1.0, observed)).sum(axis=1)

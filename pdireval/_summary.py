@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Any, get_args
 
 import numpy as np
 import pandas as pd
 
 from pdireval._errors import MetricError
+from pdireval._levels import Levels
 from pdireval._options import level, resamples
-from pdireval._significance import bootstrap_statistic, t_interval
+from pdireval._significance import bootstrap_statistic, scipy_stats, t_interval
 from pdireval.typing import Aggregate, CiMethod
 
-__all__ = ["AGGREGATES", "GMEAN_FLOOR", "aggregate", "summary_table"]
+__all__ = ["AGGREGATES", "GMEAN_FLOOR", "aggregate", "seed_summary", "summary_table"]
 
 AGGREGATES: tuple[str, ...] = get_args(Aggregate)
 
@@ -68,17 +69,46 @@ def _hmean(values: pd.Series) -> float:
     return float(_row_hmean(present[None, :])[0]) if present.size else np.nan
 
 
-def aggregate(table: pd.DataFrame, agg: str) -> pd.Series | pd.DataFrame:
+def _group_levels(table: pd.DataFrame, levels: Levels | None) -> list[Hashable]:
+    """The index levels a summary groups by: every level before the query."""
+    if levels is None:
+        return [0] if isinstance(table.index, pd.MultiIndex) else []
+    return levels.groups
+
+
+def _by(groups: list[Hashable]) -> Any:
+    """``groups`` as groupby's ``level=``: one level by itself (scalar keys, flat index)."""
+    return groups[0] if len(groups) == 1 else groups
+
+
+def aggregate(
+    table: pd.DataFrame, agg: str, levels: Levels | None = None
+) -> pd.Series | pd.DataFrame:
     """Aggregate a per-query table column-wise; NaN values (undefined queries) are skipped.
 
     A table indexed by (run, query) gives one row per run (a DataFrame); a table
-    indexed by query gives a Series by metric, named after ``agg``. The mean and the
-    median are pandas' (compensated summation).
+    indexed by query gives a Series by metric, named after ``agg``. With ``levels``,
+    one row per combination of the group levels (run, judge, collection, seed: those
+    present), indexed by them. The mean and the median are pandas' (compensated
+    summation).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> index = pd.MultiIndex.from_product([["bm25"], ["c1", "c2"], ["q1", "q2"]],
+    ...                                    names=["run", "dataset", "qid"])
+    >>> table = pd.DataFrame({"AP": [0.2, 0.4, 0.6, 1.0]}, index=index)
+    >>> aggregate(table, "mean", Levels(query="qid", run="run", collection="dataset"))
+                   AP
+    run  dataset
+    bm25 c1       0.3
+         c2       0.8
     """
     agg = _check_agg(agg)
     how: Any = {"mean": "mean", "median": "median", "gmean": _gmean, "hmean": _hmean}[agg]
-    if isinstance(table.index, pd.MultiIndex):
-        grouped = table.groupby(level=0, sort=True, observed=True)
+    groups = _group_levels(table, levels)
+    if groups:
+        grouped = table.groupby(level=_by(groups), sort=True, observed=True)
         return grouped.agg(how).astype(np.float64)
     result = table.agg(how) if isinstance(how, str) else table.apply(how)
     return pd.Series(result, dtype=np.float64, name=agg)
@@ -92,8 +122,12 @@ def summary_table(
     ci_method: CiMethod = "t",
     n_resamples: int = 10_000,
     seed: object = None,
+    levels: Levels | None = None,
 ) -> pd.DataFrame:
     """Aggregates of a per-query table with confidence intervals; see :func:`pdireval.summary`.
+
+    With ``levels``, one row per combination of the group levels (run, judge,
+    collection, seed: those present), each interval over that group's queries.
 
     Examples
     --------
@@ -118,9 +152,10 @@ def summary_table(
             "use ci_method='bootstrap'"
         )
         raise MetricError(msg)
-    by_run = isinstance(table.index, pd.MultiIndex)
-    point = aggregate(table, agg)
-    groups = table.groupby(level=0, sort=True, observed=True) if by_run else [(None, table)]
+    by = _group_levels(table, levels)
+    by_run = bool(by)
+    point = aggregate(table, agg, levels)
+    groups = table.groupby(level=_by(by), sort=True, observed=True) if by_run else [(None, table)]
     low, high = {}, {}
     for key, part in groups:
         for label in table.columns:
@@ -152,6 +187,71 @@ def summary_table(
                 "ci_high": [high[key, label] for key in point.index],
             },
             index=point.index,
+        )
+        for label in table.columns
+    }
+    return pd.concat(parts, axis=1, names=["metric", "stat"]).astype(np.float64)
+
+
+def seed_summary(table: pd.DataFrame, levels: Levels, *, ci: float = 0.95) -> pd.DataFrame:
+    """Mean over seeds of each seed's mean, with a Student t interval across the seeds.
+
+    For a table with a seed level (repeated runs of a system, or folds): each (run,
+    judge, collection) group's mean over its queries is taken seed by seed, and the
+    seeds' means are summarised: their mean, the number of seeds, their standard
+    deviation and the ``ci`` Student t interval of the mean across seeds (n - 1 degrees
+    of freedom; NaN with one seed). The interval says how much the result moves from
+    one seed to another, not how it would move on other queries.
+
+    Returns
+    -------
+    DataFrame
+        One row per (run, judge, collection) present; columns (metric, stat) with stat
+        ``mean``, ``seeds``, ``sd``, ``ci_low``, ``ci_high``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> index = pd.MultiIndex.from_product([["bm25"], [1, 2, 3], ["q1", "q2"]],
+    ...                                    names=["run", "seed", "query"])
+    >>> table = pd.DataFrame({"AP": [0.2, 0.4, 0.3, 0.5, 0.4, 0.6]}, index=index)
+    >>> seed_summary(table, Levels(query="query", run="run", seed="seed")).round(4)
+    metric      AP
+    stat      mean seeds   sd  ci_low  ci_high
+    run
+    bm25       0.4   3.0  0.1  0.1516   0.6484
+    """
+    if levels.seed is None:
+        msg = "seed_summary needs a table with a seed level; this table has none"
+        raise MetricError(msg)
+    confidence = level("ci", ci)
+    per_seed = aggregate(table, "mean", levels)
+    assert isinstance(per_seed, pd.DataFrame)  # grouped by at least the seed
+    others = [name for name in levels.groups if name != levels.seed]
+    grouped: Any = (
+        per_seed.groupby(level=_by(others), sort=True, observed=True)
+        if others
+        else per_seed.groupby(np.zeros(len(per_seed), dtype=np.int64))
+    )
+    mean, count, sd = grouped.mean(), grouped.count(), grouped.std(ddof=1)
+    if not others:  # one row for the whole table
+        for frame in (mean, count, sd):
+            frame.index = pd.Index(["all"])
+    stats = scipy_stats()
+    values = count.to_numpy(dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        factor = stats.t.ppf(0.5 + confidence / 2, np.maximum(values - 1, 1))
+        half = np.where(values >= 2, factor * sd.to_numpy() / np.sqrt(values), np.nan)
+    low, high = mean - half, mean + half
+    parts = {
+        label: pd.DataFrame(
+            {
+                "mean": mean[label],
+                "seeds": count[label].astype(np.float64),
+                "sd": sd[label],
+                "ci_low": low[label],
+                "ci_high": high[label],
+            }
         )
         for label in table.columns
     }
