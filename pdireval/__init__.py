@@ -56,6 +56,7 @@ if TYPE_CHECKING:
         recall,
         report,
         rr,
+        seed_summary,
         success,
         summary,
         tie_groups,
@@ -82,7 +83,7 @@ if TYPE_CHECKING:
 _API = (
     "ap", "compare", "curve", "dcg", "efficiency", "evaluate", "gmap", "map", "merge_qrels",
     "mrr", "ndcg", "per_query", "pr_curve", "precision", "r_precision", "recall", "report",
-    "rr", "success", "summary", "tie_groups",
+    "rr", "seed_summary", "success", "summary", "tie_groups",
 )  # fmt: skip
 
 #: What ``import pdireval`` leaves until first use (PEP 562): everything but the accessor,
@@ -210,6 +211,7 @@ __all__ = [
     "reproduction",
     "risk",
     "rr",
+    "seed_summary",
     "smare",
     "spearman",
     "success",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from typing import Any, get_args
+from typing import Any, cast, get_args
 
 import numpy as np
 import pandas as pd
@@ -270,7 +270,7 @@ EFFICIENCY: tuple[str, ...] = (
 )
 
 
-def efficiency_table(latency: pd.Series) -> pd.DataFrame:
+def efficiency_table(latency: pd.Series, levels: Levels | None = None) -> pd.DataFrame:
     """Latency statistics of per-query times (seconds), per run.
 
     ``queries`` timed, the mean, median, 95th and 99th percentile latency (seconds,
@@ -286,7 +286,13 @@ def efficiency_table(latency: pd.Series) -> pd.DataFrame:
     {'queries': 4.0, 'latency_mean': 0.25, 'latency_median': 0.25, 'latency_p95': 0.385,
      'latency_p99': 0.397, 'qps': 4.0, 'mrt': 250.0}
     """
-    if isinstance(latency.index, pd.MultiIndex):
+    by = levels.groups if levels is not None and levels.groups else None
+    if by is not None and len(by) > 1:  # a row per (run, judge, collection, seed)
+        groups = list(latency.groupby(level=by, sort=False, observed=True))
+        index: pd.Index = pd.MultiIndex.from_tuples(
+            [cast(tuple, key) for key, _ in groups], names=by
+        )
+    elif isinstance(latency.index, pd.MultiIndex):
         groups = list(latency.groupby(level=0, sort=True, observed=True))
         index = pd.Index([key for key, _ in groups], name=latency.index.names[0])
     else:

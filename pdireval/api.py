@@ -22,6 +22,7 @@ from pdireval._options import Evaluation, Significance, _refuse_unknown
 from pdireval._prepare.columns import as_column_map
 from pdireval._prepare.merge import merge_qrels
 from pdireval._summary import aggregate, efficiency_table, summary_table
+from pdireval._summary import seed_summary as seed_summary_table
 from pdireval.curves import curve, pr_curve
 from pdireval.metrics import AP, DCG, RR, Latency, P, R, Rprec, Success, nDCG, parse_metrics
 from pdireval.metrics._base import Metric
@@ -63,6 +64,7 @@ __all__ = [
     "recall",
     "report",
     "rr",
+    "seed_summary",
     "success",
     "summary",
     "tie_groups",
@@ -75,7 +77,7 @@ def _evaluation(
     max_rank: int | None,
     judged_only: bool,
     validate: bool,
-    qrels: pd.DataFrame | None,
+    qrels: pd.DataFrame | Mapping[Hashable, pd.DataFrame] | None,
     qrels_columns: ColumnsLike,
     ignore_self: bool = False,
     rel_threshold: float | None = None,
@@ -153,7 +155,7 @@ def evaluate(
     ignore_self: bool = False,
     rel_threshold: float | None = None,
     validate: bool = True,
-    qrels: pd.DataFrame | None = None,
+    qrels: pd.DataFrame | Mapping[Hashable, pd.DataFrame] | None = None,
     qrels_columns: ColumnsLike = None,
 ) -> pd.DataFrame:
     """Per-query values of one or more metrics.
@@ -297,7 +299,7 @@ def summary(
     ignore_self: bool = False,
     rel_threshold: float | None = None,
     validate: bool = True,
-    qrels: pd.DataFrame | None = None,
+    qrels: pd.DataFrame | Mapping[Hashable, pd.DataFrame] | None = None,
     qrels_columns: ColumnsLike = None,
 ) -> pd.Series | pd.DataFrame:
     """Aggregate per-query values over queries: MAP, GMAP, MRR, mean nDCG@k, ...
@@ -355,9 +357,9 @@ def summary(
     """
     parsed = parse_metrics(metrics)
     timed = _has_times(frame, columns) and ci is None
-    table = _per_query(
+    table, levels = _evaluate.per_part(
         frame,
-        [*parsed, Latency] if timed else parsed,
+        parse_metrics([*parsed, Latency]) if timed else parsed,
         columns,
         _evaluation(
             queries,
@@ -373,19 +375,101 @@ def summary(
     )
     if ci is not None:
         return summary_table(
-            table, agg=agg, ci=ci, ci_method=ci_method, n_resamples=n_resamples, seed=seed
+            table,
+            agg=agg,
+            ci=ci,
+            ci_method=ci_method,
+            n_resamples=n_resamples,
+            seed=seed,
+            levels=levels,
         )
     if not timed:
-        return aggregate(table, agg)
+        return aggregate(table, agg, levels=levels)
     label = Latency.default.label
     latency = table[label]
     if Latency.default not in parsed:  # added here for the statistics only
         table = table.drop(columns=label)
-    result = aggregate(table, agg)
-    stats = efficiency_table(latency)
+    result = aggregate(table, agg, levels=levels)
+    stats = efficiency_table(latency, levels)
     if isinstance(result, pd.Series):
         return pd.concat([result, stats.iloc[0]]).rename(agg)
     return pd.concat([result, stats.drop(columns="queries")], axis=1)
+
+
+@_keywords_checked
+def seed_summary(
+    frame: pd.DataFrame,
+    metrics: MetricsLike,
+    *,
+    ci: float = 0.95,
+    columns: ColumnsLike = None,
+    queries: QueryPolicy = "judged",
+    ties: TiePolicy = "trec",
+    max_rank: int | None = None,
+    judged_only: bool = False,
+    ignore_self: bool = False,
+    rel_threshold: float | None = None,
+    validate: bool = True,
+    qrels: pd.DataFrame | Mapping[Hashable, pd.DataFrame] | None = None,
+    qrels_columns: ColumnsLike = None,
+) -> pd.DataFrame:
+    """The mean over seeds (or folds) of each seed's mean, with an interval across seeds.
+
+    Parameters
+    ----------
+    frame, metrics, columns
+        As in :func:`evaluate`; the frame needs a seed column (``seed``, ``fold``, or
+        mapped with ``columns={"seed": ...}``): one ranking per run, seed and query.
+    ci : float
+        Level of the Student t interval of the mean across the seeds (default 0.95).
+    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
+    qrels_columns
+        The evaluation options of :func:`evaluate`.
+
+    Returns
+    -------
+    DataFrame
+        One row per run (and judge, collection when present); columns (metric, stat)
+        with stat ``mean`` (of the per-seed means), ``seeds``, ``sd`` (across the seed
+        means) and ``ci_low``/``ci_high`` (Student t, seeds - 1 degrees of freedom; NaN
+        with one seed). The interval says how far the result moves from one seed to
+        another on these queries; :func:`compare` with ``test="bootstrap"`` accounts
+        for queries and seeds at once.
+
+    Raises
+    ------
+    MetricError
+        The frame has no seed column.
+    MissingDependencyError
+        scipy is not installed (the t quantile).
+
+    Examples
+    --------
+    >>> import pandas as pd, pdireval
+    >>> from pdireval.datasets import example
+    >>> frame = example()
+    >>> seeds = pd.concat([frame.assign(seed=s) for s in (1, 2)])
+    >>> pdireval.seed_summary(seeds, "AP").round(4)
+    metric      AP
+    stat      mean seeds   sd  ci_low  ci_high
+    run
+    medium  0.5756   2.0  0.0  0.5756   0.5756
+    strong  0.8781   2.0  0.0  0.8781   0.8781
+    weak    0.2161   2.0  0.0  0.2161   0.2161
+    """
+    evaluation = _evaluation(
+        queries,
+        ties,
+        max_rank,
+        judged_only,
+        validate,
+        qrels,
+        qrels_columns,
+        ignore_self,
+        rel_threshold,
+    )
+    table, levels = _evaluate.per_part(frame, parse_metrics(metrics), columns, evaluation)
+    return seed_summary_table(table, levels, ci=ci)
 
 
 def _has_times(frame: pd.DataFrame, columns: ColumnsLike) -> bool:
@@ -1217,6 +1301,7 @@ def compare(
     alpha: float = 0.05,
     n_resamples: int = 10_000,
     seed: int | np.random.SeedSequence | None = None,
+    risk_alpha: float | None = None,
     columns: ColumnsLike = None,
     queries: QueryPolicy = "judged",
     ties: TiePolicy = "trec",
@@ -1225,7 +1310,7 @@ def compare(
     ignore_self: bool = False,
     rel_threshold: float | None = None,
     validate: bool = True,
-    qrels: pd.DataFrame | None = None,
+    qrels: pd.DataFrame | Mapping[Hashable, pd.DataFrame] | None = None,
     qrels_columns: ColumnsLike = None,
 ) -> pd.DataFrame:
     """Paired significance tests between runs, with effect sizes and confidence intervals.
@@ -1260,9 +1345,19 @@ def compare(
         Seed of ``numpy.random.default_rng``. With a seed the permutation and
         bootstrap results are reproducible; each metric uses the same resamples, so a
         comparison's p-value does not depend on the other comparisons in the call.
+    risk_alpha : float, optional
+        Adds the risk-sensitive columns ``urisk`` and ``trisk`` (Dinçer, Macdonald &
+        Ounis 2014): the mean per-query difference with losses counted
+        ``1 + risk_alpha`` times, and its t statistic; see :func:`risk`.
     queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
     qrels_columns
-        The evaluation options of :func:`evaluate`.
+        The evaluation options of :func:`evaluate`. With judge or collection columns
+        (in the frame or in ``qrels=``) runs are compared within each judge and each
+        collection, one multiple-comparison correction over all comparisons, and the
+        result gains a column per level. With a seed column every run needs the same
+        seeds; ``test="bootstrap"`` then resamples queries and seeds independently (a
+        two-way bootstrap, Owen 2007), the other tests use each query's difference
+        averaged over the seeds.
 
     Returns
     -------
@@ -1329,8 +1424,8 @@ def compare(
         rel_threshold,
     )
     significance = _significance(baseline, test, correction, alpha, n_resamples, seed)
-    table = _evaluate.per_query(frame, parse_metrics(metrics), columns, evaluation)
-    return compare_table(table, significance)
+    table, levels = _evaluate.per_part(frame, parse_metrics(metrics), columns, evaluation)
+    return compare_table(table, significance, levels, risk_alpha=risk_alpha)
 
 
 @_keywords_checked
@@ -1425,6 +1520,7 @@ def report(
     alpha: float = 0.05,
     n_resamples: int = 10_000,
     seed: int | np.random.SeedSequence | None = None,
+    risk_alpha: float | None = None,
     columns: ColumnsLike = None,
     queries: QueryPolicy = "judged",
     ties: TiePolicy = "trec",
@@ -1433,7 +1529,7 @@ def report(
     ignore_self: bool = False,
     rel_threshold: float | None = None,
     validate: bool = True,
-    qrels: pd.DataFrame | None = None,
+    qrels: pd.DataFrame | Mapping[Hashable, pd.DataFrame] | None = None,
     qrels_columns: ColumnsLike = None,
 ) -> Report:
     """Evaluate once and build a :class:`~pdireval.Report` of the runs.
@@ -1442,7 +1538,7 @@ def report(
     ----------
     frame, metrics, columns
         As in :func:`evaluate`; the frame needs a run column with at least two runs.
-    baseline, test, correction, alpha, n_resamples, seed
+    baseline, test, correction, alpha, n_resamples, seed, risk_alpha
         The significance options of :func:`compare`. The runs keep the frame's order (the
         order they first appear, or an ordered categorical's), the baseline(s) first; the
         per-query table takes its deltas to ``baseline`` (the first of a list; the first
@@ -1454,7 +1550,10 @@ def report(
     Returns
     -------
     Report
-        ``summary`` (mean per run and metric), ``comparison`` (as :func:`compare`),
+        ``summary`` (mean per run and metric; with collection or judge columns the wide
+        table papers print: a block of metrics per judge and collection, marks from the
+        comparisons within each, and a macro average across collections; with a seed
+        column each cell the mean over seeds), ``comparison`` (as :func:`compare`),
         ``per_query`` (as :func:`per_query`, one block per metric), ``efficiency`` (as
         :func:`efficiency`, when the frame has a time column) and ``about``; render
         with ``to_excel(path)``, ``to_latex()``, ``to_markdown()``, ``to_html()``,
@@ -1491,14 +1590,23 @@ def report(
     significance = _significance(baseline, test, correction, alpha, n_resamples, seed)
     parsed = parse_metrics(metrics)
     timed = _has_times(frame, columns) and Latency.default not in parsed
-    table = _evaluate.per_query(
+    table, levels = _evaluate.per_part(
         frame, [*parsed, Latency.default] if timed else parsed, columns, evaluation
     )
     latency = table.pop(Latency.default.label) if timed else None
     from pdireval._report import build_report, run_order  # loaded when first used
 
     runs = run_order(frame, as_column_map(columns).resolve(frame).run)
-    return build_report(table, parsed, evaluation, significance, latency=latency, runs=runs)
+    return build_report(
+        table,
+        parsed,
+        evaluation,
+        significance,
+        latency=latency,
+        runs=runs,
+        levels=levels,
+        risk_alpha=risk_alpha,
+    )
 
 
 @_keywords_checked

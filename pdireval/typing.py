@@ -105,7 +105,7 @@ class EvaluationOptions(TypedDict, total=False):
         The smallest label counted as relevant, for labels that are not whole numbers.
     validate : bool
         Check the frame (default ``True``).
-    qrels : DataFrame or None
+    qrels : DataFrame, mapping of judge name to DataFrame, or None
         Judgments to match the frame against, as ``merge_qrels`` would, without
         building the merged frame; the frame is then a run without labels.
     qrels_columns : ColumnMap or dict, optional
@@ -119,7 +119,7 @@ class EvaluationOptions(TypedDict, total=False):
     ignore_self: bool
     rel_threshold: float | None
     validate: bool
-    qrels: pd.DataFrame | None
+    qrels: pd.DataFrame | Mapping[Hashable, pd.DataFrame] | None
     qrels_columns: ColumnsLike
 
 
@@ -151,4 +151,9 @@ class SignificanceOptions(TypedDict, total=False):
 
 
 class ComparisonOptions(EvaluationOptions, SignificanceOptions, total=False):
-    """The options of :func:`pdireval.compare` and :func:`pdireval.report`: both kinds."""
+    """The options of :func:`pdireval.compare` and :func:`pdireval.report`: both kinds,
+    and ``risk_alpha`` (URisk and TRisk next to each comparison; see
+    :func:`pdireval.compare`).
+    """
+
+    risk_alpha: float | None
