@@ -9,6 +9,8 @@ runs of clearly different quality -- ``strong``, ``medium`` and ``weak`` -- that
 so every installation produces the same frame. It has what real evaluation data has:
 tied scores (scores carry one decimal), retrieved documents nobody judged, relevant
 documents no run retrieved, and one topic (``"450"``) without any relevant document.
+:func:`benchmark` is a paper's experiment in miniature: five systems on three small
+collections, each system run with three random seeds.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import pandas as pd
 
 from pdireval._prepare.merge import merge_qrels
 
-__all__ = ["example", "example_qrels", "example_run", "toy", "write_example"]
+__all__ = ["benchmark", "example", "example_qrels", "example_run", "toy", "write_example"]
 
 _SEED = 20240606
 _POOL = 60  # candidate documents per topic
@@ -200,3 +202,79 @@ def write_example(folder: str | Path) -> list[Path]:
         written.append(target / f"{name}.txt")
         write_run(run[run["run"] == name].drop(columns="run"), written[-1], tag=name)
     return written
+
+
+#: system name -> how strongly its score follows the relevance grade (:func:`benchmark`)
+_SYSTEMS = {"bm25": 0.5, "dense": 0.52, "splade": 0.56, "colbert": 0.7, "rerank": 0.9}
+_COLLECTIONS = ("news", "medical", "science")
+
+
+def benchmark() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Five systems on three collections, three seeds each: runs and judgments.
+
+    A synthetic experiment of the kind papers report: systems ``bm25``, ``dense``,
+    ``splade``, ``colbert`` and ``rerank`` (in increasing quality, the first three
+    close), collections ``news``, ``medical`` and ``science`` with twenty queries each
+    (ids ``"1"`` ... ``"20"`` in every collection: query ids are scoped by their
+    collection), and every system run with seeds 1, 2 and 3 (the seed moves its scores a
+    little). Generated from a fixed seed like :func:`example`, so every installation
+    gets the same frames.
+
+    Returns
+    -------
+    runs : DataFrame
+        Columns ``collection``, ``query``, ``doc``, ``score``, ``run`` and ``seed``: 20
+        documents per (collection, seed, system, query).
+    qrels : DataFrame
+        Columns ``collection``, ``query``, ``doc`` and ``rel`` (graded 0-3).
+
+    Examples
+    --------
+    >>> import pdireval
+    >>> from pdireval.datasets import benchmark
+    >>> runs, qrels = benchmark()
+    >>> runs.groupby("collection", sort=False)["seed"].nunique().to_dict()
+    {'news': 3, 'medical': 3, 'science': 3}
+    >>> table = pdireval.evaluate(runs, "nDCG@10", qrels=qrels)
+    >>> table.index.names
+    FrozenList(['run', 'collection', 'seed', 'query'])
+    """
+    rng = random.Random(_SEED + 1)
+    judged: list[tuple[str, str, str, int]] = []
+    ranked: list[tuple[str, str, str, float, str, int]] = []
+    for collection in _COLLECTIONS:
+        for number in range(1, 21):
+            query = str(number)
+            rate = 0.1 + 0.3 * rng.random()
+            grades = {}
+            for j in range(40):
+                doc = f"{collection[:3]}-{number}-{j:02d}"
+                u = rng.random()
+                grades[doc] = (
+                    0 if u >= rate else 1 if u < rate * 0.5 else 2 if u < rate * 0.8 else 3
+                )
+            judged.extend((collection, query, doc, grade) for doc, grade in grades.items())
+            base = {doc: rng.random() + rng.random() - 1.0 for doc in grades}
+            for seed in (1, 2, 3):
+                for system, quality in _SYSTEMS.items():
+                    scored = sorted(
+                        (
+                            (
+                                round(quality * grade + base[doc] + 0.6 * (rng.random() - 0.5), 3),
+                                doc,
+                            )
+                            for doc, grade in grades.items()
+                        ),
+                        reverse=True,
+                    )
+                    ranked.extend(
+                        (collection, query, doc, score, system, seed) for score, doc in scored[:20]
+                    )
+    runs = pd.DataFrame(ranked, columns=["collection", "query", "doc", "score", "run", "seed"])
+    qrels = pd.DataFrame(judged, columns=["collection", "query", "doc", "rel"])
+    string = pd.Series(["a"]).dtype
+    for frame in (runs, qrels):
+        for column in ("collection", "query", "doc"):
+            frame[column] = frame[column].astype(string)
+    runs["run"] = runs["run"].astype(string)
+    return runs, qrels

@@ -50,3 +50,16 @@ def test_runs_have_clearly_different_quality():
 def test_example_equals_merge_of_its_parts():
     run, qrels = example_run(), example_qrels()
     pd.testing.assert_frame_equal(example(), pdireval.merge_qrels(run, qrels))
+
+
+def test_benchmark_is_five_systems_on_three_collections_with_three_seeds() -> None:
+    from pdireval.datasets import benchmark
+
+    runs, qrels = benchmark()
+    again, judged = benchmark()
+    pd.testing.assert_frame_equal(runs, again)
+    pd.testing.assert_frame_equal(qrels, judged)
+    assert runs.groupby(["collection", "run", "seed"]).ngroups == 3 * 5 * 3
+    assert runs.groupby(["collection", "run", "seed", "query"]).size().eq(20).all()
+    assert not qrels.duplicated(["collection", "query", "doc"]).any()
+    assert set(runs["query"]) == {str(i) for i in range(1, 21)}  # ids repeat per collection
