@@ -54,7 +54,9 @@ def test_csv_numbers_are_exact_means_in_shortest_form(files, capsys) -> None:
     per_query = pd.read_csv(
         io.StringIO(_out(capsys, *files, "-m", "map", "-m", "P.3", "--format", "csv", "-q")),
         dtype={"query": str},
-        float_precision="round_trip",  # pandas 2's default parser can be 1 ulp off
+        # pandas 2's default parser can be 1 ulp off; pandas 3 reads exactly (and
+        # deprecates the option)
+        **({"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}),
     )
     text = _out(capsys, *files, "-m", "map", "-m", "P.3", "--format", "csv")
     rows = [line.split(",") for line in text.splitlines()[1:]]

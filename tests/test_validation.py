@@ -577,9 +577,12 @@ def test_merge_qrels_qrels_without_rel() -> None:
 
 
 def test_merge_qrels_fractional_labels() -> None:
-    """Qrels labels are validated like the long frame's."""
+    """Fractional qrels labels are kept by merge_qrels; evaluating them needs a threshold."""
+    merged = pdireval.merge_qrels(_run(), _qrels().assign(rel=[0.5, 1.0]))
     with pytest.raises(SchemaError, match="whole numbers"):
-        pdireval.merge_qrels(_run(), _qrels().assign(rel=[0.5, 1.0]))
+        pdireval.evaluate(merged, "AP")
+    with pytest.raises(SchemaError, match="finite"):
+        pdireval.merge_qrels(_run(), _qrels().assign(rel=[np.inf, 1.0]))
 
 
 @pytest.mark.parametrize("bad", [0, -3, 2.5, True, "10"])
