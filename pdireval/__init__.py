@@ -68,6 +68,7 @@ if TYPE_CHECKING:
         tau_ap,
     )
     from pdireval.fusion import fuse, fusion_fit, normalize, optimize_fusion
+    from pdireval._holes import Bounds, bounds, hole_counts, holes
     from pdireval.io import read_qrels, read_queries, read_run, write_qrels, write_run
     from pdireval.meta import asl_curve, discriminative_power, ranking_stability, swap_rate
     from pdireval.metrics import Metric, parse_metric
@@ -129,6 +130,7 @@ _LOADED_WHEN_USED = {
         for name in ("asl_curve", "discriminative_power", "ranking_stability", "swap_rate")
     },
     "fusion": ("pdireval.fusion", None),
+    **{name: ("pdireval._holes", name) for name in ("Bounds", "bounds", "hole_counts", "holes")},
     **{
         name: ("pdireval.fusion", name)
         for name in ("fuse", "fusion_fit", "normalize", "optimize_fusion")
@@ -151,6 +153,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "Bounds",
     "ColumnMap",
     "IREvalAccessor",
     "JudgeConclusions",
@@ -164,6 +167,7 @@ __all__ = [
     "agreement",
     "ap",
     "asl_curve",
+    "bounds",
     "compare",
     "confusion_matrix",
     "curve",
@@ -178,6 +182,8 @@ __all__ = [
     "fusion_fit",
     "georisk",
     "gmap",
+    "hole_counts",
+    "holes",
     "judge_conclusions",
     "kendall",
     "krippendorff_alpha",
