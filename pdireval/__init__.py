@@ -35,7 +35,9 @@ if TYPE_CHECKING:
         krippendorff_alpha,
         query_agreement,
     )
+    from pdireval._holes import Bounds, bounds, hole_counts, holes
     from pdireval._judge_conclusions import JudgeConclusions, judge_conclusions
+    from pdireval._judging_sheet import read_judging_sheet, write_judging_sheet
     from pdireval._report import Report
     from pdireval.api import (
         ap,
@@ -68,7 +70,6 @@ if TYPE_CHECKING:
         tau_ap,
     )
     from pdireval.fusion import fuse, fusion_fit, normalize, optimize_fusion
-    from pdireval._holes import Bounds, bounds, hole_counts, holes
     from pdireval.io import read_qrels, read_queries, read_run, write_qrels, write_run
     from pdireval.meta import asl_curve, discriminative_power, ranking_stability, swap_rate
     from pdireval.metrics import Metric, parse_metric
@@ -131,6 +132,10 @@ _LOADED_WHEN_USED = {
     },
     "fusion": ("pdireval.fusion", None),
     **{name: ("pdireval._holes", name) for name in ("Bounds", "bounds", "hole_counts", "holes")},
+    **{
+        name: ("pdireval._judging_sheet", name)
+        for name in ("read_judging_sheet", "write_judging_sheet")
+    },
     **{
         name: ("pdireval.fusion", name)
         for name in ("fuse", "fusion_fit", "normalize", "optimize_fusion")
@@ -208,6 +213,7 @@ __all__ = [
     "rank_correlation",
     "ranking_stability",
     "rbo",
+    "read_judging_sheet",
     "read_qrels",
     "read_queries",
     "read_run",
@@ -226,6 +232,7 @@ __all__ = [
     "tie_groups",
     "tukey_hsd",
     "typing",
+    "write_judging_sheet",
     "write_qrels",
     "write_run",
 ]

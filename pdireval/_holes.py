@@ -128,9 +128,7 @@ def _read(
         resolved.require_labels(frame)
         label = labels_of(frame[resolved.name("rel")], resolved.name("rel"), whole=False)
         judged_group = np.bincount(group, weights=~np.isnan(label), minlength=len(index)) > 0
-        return _Holes(
-            frame, resolved, position, group, index, label, judged_group[group], None
-        )
+        return _Holes(frame, resolved, position, group, index, label, judged_group[group], None)
     qrels_cols = as_column_map(qrels_columns).resolve(qrels)
     qrels_cols.require(qrels, "query", "doc", "rel")
     _refuse_subtopics(qrels, qrels_cols, "the qrels")
@@ -491,9 +489,7 @@ def bounds(
     observed = evaluate(
         frame, metrics, columns=columns, qrels=qrels, qrels_columns=qrels_columns, **options
     )
-    run, run_cols, judgments, judged_cols = _run_and_judgments(
-        frame, qrels, columns, qrels_columns
-    )
+    run, run_cols, judgments, judged_cols = _run_and_judgments(frame, qrels, columns, qrels_columns)
     read = _read(run, judgments, run_cols.explicit(), judged_cols.explicit())
     rows = read.hole_rows(k, "judged")  # an unjudged query stays unjudged
     labels = labels_of(judgments[judged_cols.name("rel")], judged_cols.name("rel"), whole=False)
@@ -523,7 +519,9 @@ def _top_label(top_label: object, labels: np.ndarray) -> float:
             or not np.isfinite(top_label)
             or top_label <= 0
         ):
-            msg = f"top_label={top_label!r} must be a finite number > 0: the label of a relevant hole"
+            msg = (
+                f"top_label={top_label!r} must be a finite number > 0: the label of a relevant hole"
+            )
             raise MetricError(msg)
         return float(top_label)
     largest = np.nanmax(labels, initial=-np.inf)
