@@ -21,10 +21,9 @@ Examples
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, get_args
+from typing import TYPE_CHECKING, Any, get_args
 
 import numpy as np
 import pandas as pd
@@ -84,12 +83,9 @@ class _Holes:
         return rows[np.lexsort((self.position[rows], self.group[rows]))]
 
 
-def _checked_k(k: object, *, optional: bool = False) -> int | None:
-    if optional and k is None:
-        return None
+def _checked_k(k: object) -> int:
     if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
-        expected = "a whole number >= 1" + (" or None (every depth)" if optional else "")
-        msg = f"k={k!r} must be {expected}: the depth of each ranking to look for holes in"
+        msg = f"k={k!r} must be a whole number >= 1: the depth of each ranking to look for holes in"
         raise MetricError(msg)
     return int(k)
 
@@ -475,9 +471,9 @@ def bounds(
     """
     from pdireval.api import evaluate
 
-    k = _checked_k(k, optional=True)
+    k = None if k is None else _checked_k(k)
     queries = _checked_queries(queries)
-    options = {
+    options: dict[str, Any] = {
         "queries": queries,
         "ties": ties,
         "max_rank": max_rank,
@@ -489,22 +485,31 @@ def bounds(
     observed = evaluate(
         frame, metrics, columns=columns, qrels=qrels, qrels_columns=qrels_columns, **options
     )
-    run, run_cols, judgments, judged_cols = _run_and_judgments(frame, qrels, columns, qrels_columns)
-    read = _read(run, judgments, run_cols.explicit(), judged_cols.explicit())
+    read = _read(frame, qrels, columns, qrels_columns)
     rows = read.hole_rows(k, "judged")  # an unjudged query stays unjudged
-    labels = labels_of(judgments[judged_cols.name("rel")], judged_cols.name("rel"), whole=False)
+    if qrels is None:
+        _refuse_labels_per_run(read)
+        labels = read.label
+    else:
+        judged_cols = as_column_map(qrels_columns).resolve(qrels)
+        labels = labels_of(qrels[judged_cols.name("rel")], judged_cols.name("rel"), whole=False)
     top = _top_label(top_label, labels)
     filled = {}
     for fill, value in (("holes_nonrelevant", 0.0), ("holes_relevant", top)):
-        qrels_filled = _filled(read, rows, judgments, judged_cols, labels, value)
-        table = evaluate(
-            run,
-            metrics,
-            columns=run_cols.explicit(),
-            qrels=qrels_filled,
-            qrels_columns=judged_cols.explicit(),
-            **options,
-        )
+        if qrels is None:
+            table = evaluate(
+                _filled_frame(read, rows, value), metrics, columns=read.resolved.explicit(),
+                **options,
+            )  # fmt: skip
+        else:
+            table = evaluate(
+                frame,
+                metrics,
+                columns=columns,
+                qrels=_filled_qrels(read, rows, qrels, judged_cols, labels, value),
+                qrels_columns=judged_cols.explicit(),
+                **options,
+            )
         filled[fill] = table.reindex(observed.index)
     per_query = _by_fill(observed, filled)
     means = _means(per_query)
@@ -534,51 +539,34 @@ def _top_label(top_label: object, labels: np.ndarray) -> float:
     return float(largest)
 
 
-def _run_and_judgments(
-    frame: pd.DataFrame,
-    qrels: pd.DataFrame | None,
-    columns: ColumnsLike,
-    qrels_columns: ColumnsLike,
-) -> tuple[pd.DataFrame, ResolvedColumns, pd.DataFrame, ResolvedColumns]:
-    """The run(s) and their judgments as two frames: ``qrels`` as given, or a merged
-    frame split into its retrieved rows and its judgments (one label per document).
-    """
-    resolved = as_column_map(columns).resolve(frame)
-    if qrels is not None:
-        qrels_cols = as_column_map(qrels_columns).resolve(qrels)
-        qrels_cols.require(qrels, "query", "doc", "rel")
-        return frame, resolved, qrels, qrels_cols
-    resolved.require_labels(frame)
-    query, doc, rel = (resolved.name(role) for role in ("query", "doc", "rel"))
-    position, _ = positions(frame, resolved)
-    label = labels_of(frame[rel], rel, whole=False)
-    labelled = frame.iloc[np.flatnonzero(~np.isnan(label))]
-    _refuse_labels_per_run(labelled, frame, resolved)
-    judgments = labelled[[query, doc, rel]].drop_duplicates([query, doc], ignore_index=True)
-    run = frame.iloc[np.flatnonzero(~np.isnan(position))].drop(columns=rel)
-    run_cols = dataclasses.replace(resolved, rel=None)
-    judged_cols = ResolvedColumns(query, doc, None, rel, None, None, None, None, None)
-    return run.reset_index(drop=True), run_cols, judgments, judged_cols
-
-
-def _refuse_labels_per_run(
-    labelled: pd.DataFrame, frame: pd.DataFrame, resolved: ResolvedColumns
-) -> None:
+def _refuse_labels_per_run(read: _Holes) -> None:
     """A merged frame's labels must be one set of judgments shared by its runs: filling
     a hole labels the document for every run.
     """
-    query, doc, rel = (resolved.name(role) for role in ("query", "doc", "rel"))
-    grouped = labelled.groupby([query, doc], sort=False, observed=True, dropna=False)
-    labels = grouped[rel].nunique(dropna=False)
+    frame, resolved = read.frame, read.resolved
+    query, doc = resolved.name("query"), resolved.name("doc")
+    labelled = np.flatnonzero(~np.isnan(read.label))
+    table = pd.DataFrame(
+        {
+            query: take(frame[query], labelled).array,
+            doc: take(frame[doc], labelled).array,
+            "label": read.label[labelled],
+        }
+    )
+    grouped = table.groupby([query, doc], sort=False, observed=True)
     problem = ""
-    if (labels > 1).any():
-        key = labels.index[np.flatnonzero((labels > 1).to_numpy())[0]]
-        problem = f"(query, doc) {key!r} has different labels in different rows"
+    differ = grouped["label"].nunique() > 1
+    if differ.any():
+        problem = (
+            f"(query, doc) {differ.index[int(np.argmax(differ.to_numpy()))]!r} has different labels"
+        )
     elif resolved.run is not None:
-        runs = frame[resolved.run].nunique(dropna=False)
-        present = grouped[resolved.run].nunique(dropna=False)
-        if (present < runs).any():
-            key = present.index[np.flatnonzero((present < runs).to_numpy())[0]]
+        table["run"] = take(frame[resolved.run], labelled).array
+        present = table.groupby([query, doc], sort=False, observed=True)["run"].nunique()
+        runs = frame[resolved.run].nunique()
+        fewer = present < runs
+        if fewer.any():
+            key = fewer.index[int(np.argmax(fewer.to_numpy()))]
             problem = f"(query, doc) {key!r} is judged in the rows of some runs but not of others"
     if problem:
         msg = (
@@ -589,7 +577,64 @@ def _refuse_labels_per_run(
         raise SchemaError(msg)
 
 
-def _filled(
+def _missing(values: pd.Series, n: int) -> pd.Series:
+    """``n`` missing values for a column like ``values`` (False for a boolean one: a
+    missing ``known`` flag is False).
+    """
+    if pd.api.types.is_bool_dtype(values.dtype) and not isinstance(
+        values.dtype, pd.CategoricalDtype
+    ):
+        return pd.Series(np.zeros(n, dtype=bool))
+    return values.iloc[:0].reset_index(drop=True).reindex(pd.RangeIndex(n))
+
+
+def _filled_frame(read: _Holes, rows: np.ndarray, value: float) -> pd.DataFrame:
+    """A merged frame with the documents of the holes at ``rows`` labelled ``value`` in
+    every run: their unjudged rows relabelled, and a judged-but-not-retrieved row added
+    for each run without a row for such a document.
+    """
+    frame, resolved = read.frame, read.resolved
+    query, doc, rel = (resolved.name(role) for role in ("query", "doc", "rel"))
+    keys = pd.MultiIndex.from_arrays(
+        [take(frame[query], rows).array, take(frame[doc], rows).array]
+    ).unique()
+    of_hole = pd.MultiIndex.from_arrays([frame[query].array, frame[doc].array]).isin(keys)
+    label = read.label.copy()
+    label[of_hole & ~(read.label >= 0)] = value
+    filled = frame.assign(**{rel: label})
+    if resolved.run is None or not len(keys):
+        return filled
+    run = resolved.run
+    have = pd.MultiIndex.from_arrays(
+        [frame[run].array[of_hole], frame[query].array[of_hole], frame[doc].array[of_hole]]
+    ).unique()
+    runs = frame[run].drop_duplicates().reset_index(drop=True)
+    wanted = pd.MultiIndex.from_arrays(
+        [
+            np.repeat(runs.to_numpy(dtype=object), len(keys)),
+            np.tile(keys.get_level_values(0).to_numpy(dtype=object), len(runs)),
+            np.tile(keys.get_level_values(1).to_numpy(dtype=object), len(runs)),
+        ]
+    )
+    lacking = wanted[~wanted.isin(have)]
+    if not len(lacking):
+        return filled
+    n = len(lacking)
+    added = {
+        name: _missing(frame[name], n)
+        for name in frame.columns
+        if name not in (run, query, doc, rel)
+    }
+    for level, name in enumerate((run, query, doc)):
+        added[name] = pd.Series(lacking.get_level_values(level).to_numpy(dtype=object)).astype(
+            frame[name].dtype
+        )
+    added[rel] = pd.Series(np.full(n, value))
+    extra = pd.DataFrame(added)[list(frame.columns)]
+    return pd.concat([filled.reset_index(drop=True), extra], ignore_index=True)
+
+
+def _filled_qrels(
     read: _Holes,
     rows: np.ndarray,
     judgments: pd.DataFrame,
@@ -623,7 +668,7 @@ def _filled(
 def _by_fill(observed: pd.DataFrame, filled: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """One table: columns (metric, fill)."""
     nonrelevant, relevant = filled["holes_nonrelevant"], filled["holes_relevant"]
-    parts = {
+    parts: dict[str, Any] = {
         "observed": observed,
         "holes_nonrelevant": nonrelevant,
         "holes_relevant": relevant,
@@ -661,7 +706,9 @@ PAIR_COLUMNS = ("run_a", "run_b", "metric", *FILLS, "reversed")
 
 def _pairs(means: pd.DataFrame) -> pd.DataFrame:
     """Every pair of runs (in sorted order) and metric: differences under each fill."""
-    runs: Sequence[Hashable] = list(means.index) if means.index.name is not None else []
+    names: Sequence[Hashable] = list(means.index) if means.index.name is not None else []
+    runs = np.empty(len(names), dtype=object)
+    runs[:] = names
     first, second = np.triu_indices(len(runs), k=1)
     records = []
     for metric in means.columns.get_level_values("metric").unique():
@@ -679,8 +726,8 @@ def _pairs(means: pd.DataFrame) -> pd.DataFrame:
         records.append(
             pd.DataFrame(
                 {
-                    "run_a": pd.Index(runs, dtype=object).take(first),
-                    "run_b": pd.Index(runs, dtype=object).take(second),
+                    "run_a": runs[first],
+                    "run_b": runs[second],
                     "metric": metric,
                     **delta,
                     "low": np.fmin(delta["holes_nonrelevant"], delta["holes_relevant"]),

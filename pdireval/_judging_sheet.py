@@ -297,7 +297,7 @@ def _workbook(
 ) -> None:
     from openpyxl.worksheet.datavalidation import DataValidation
 
-    from pdireval._excel import _Sheet
+    from pdireval._excel import _Sheet, _written
 
     openpyxl = _openpyxl()
     book = openpyxl.Workbook()
@@ -334,8 +334,9 @@ def _workbook(
     ids.append([_TITLE, "every (query, doc) as written, to find edited ids; do not edit"])
     ids.append(["labels", " ".join(str(label) for label in allowed) if allowed else ""])
     ids.append([_QUERY, _DOC])
-    for query, doc in zip(pairs["query_text"], pairs["doc_text"], strict=True):
-        ids.append([query, doc])  # plain text cells: this sheet is read, not shown
+    for row, (query, doc) in enumerate(zip(pairs["query_text"], pairs["doc_text"], strict=True)):
+        _written(ids.cell(row=row + 4, column=1), query)  # text, never a formula
+        _written(ids.cell(row=row + 4, column=2), doc)
     ids.sheet_state = "hidden"
     book.active = 0
     book.save(path)
