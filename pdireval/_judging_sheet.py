@@ -237,9 +237,15 @@ def write_judging_sheet(
 
     Examples
     --------
-    >>> import io, pandas as pd, pdireval
+    >>> import tempfile, pandas as pd, pdireval
+    >>> from pathlib import Path
     >>> found = pd.DataFrame({"query": ["q1", "q1"], "doc": ["d7", "d2"]})
-    >>> path = pdireval.write_judging_sheet(found, "to_judge.txt")  # doctest: +SKIP
+    >>> path = pdireval.write_judging_sheet(found, Path(tempfile.mkdtemp()) / "to_judge.txt")
+    >>> print(path.read_text(), end="")  # doctest: +ELLIPSIS
+    # pdireval judging sheet: replace each ? with the document's label
+    # ids: 2 documents, sha256 ...
+    q1 0 d7 ?
+    q1 0 d2 ?
     """
     kind = _kind(path)
     pairs = _pairs(holes, columns)
@@ -388,8 +394,15 @@ def read_judging_sheet(
 
     Examples
     --------
-    >>> import pdireval
-    >>> qrels = pdireval.read_judging_sheet("judged.xlsx", judge="alice")  # doctest: +SKIP
+    >>> import tempfile, pandas as pd, pdireval
+    >>> from pathlib import Path
+    >>> found = pd.DataFrame({"query": ["q1", "q1"], "doc": ["d7", "d2"]})
+    >>> path = pdireval.write_judging_sheet(found, Path(tempfile.mkdtemp()) / "to_judge.txt")
+    >>> _ = path.write_text(path.read_text().replace("d7 ?", "d7 2").replace("d2 ?", "d2 0"))
+    >>> pdireval.read_judging_sheet(path, judge="alice", holes=found)
+      query doc  rel  judge
+    0    q1  d7    2  alice
+    1    q1  d2    0  alice
     """
     kind = _kind(path)
     allowed = _allowed(labels)
