@@ -354,6 +354,8 @@ def test_workbook_round_trip(tmp_path, holes):
         filled = [cell for cell in row[:4] if cell.value is not None]
         assert all(cell.data_type == "s" for cell in filled)  # text, never a formula
     assert book["pdireval"].sheet_state == "hidden"
+    (choices,) = sheet.data_validations.dataValidation
+    assert (choices.formula1, str(choices.sqref)) == ('"0,1,2"', "E2:E5")
     _fill_workbook(path, [2, "0", 1.0, 1])
     judged = pdireval.read_judging_sheet(path, judge="alice", holes=holes)
     assert judged.to_dict("list") == {
