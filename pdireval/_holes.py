@@ -314,7 +314,7 @@ class Bounds:
     ----------
     per_query : DataFrame
         Index as :func:`pdireval.evaluate`'s table; columns (metric, fill) with the fills
-        of :data:`FILLS`: ``observed`` (the holes as evaluation reads them),
+        ``observed`` (the holes as evaluation reads them),
         ``holes_nonrelevant`` (every hole labelled 0), ``holes_relevant`` (every hole
         labelled ``top_label``), ``low`` and ``high`` (the smaller and the larger of the
         two fills).
@@ -325,7 +325,7 @@ class Bounds:
         fills' means.
     pairs : DataFrame
         Every pair of runs and metric: ``run_a``, ``run_b``, ``metric``, the difference
-        of the means (run_a minus run_b) under each fill of :data:`FILLS` (``low`` and
+        of the means (run_a minus run_b) under each of those fills (``low`` and
         ``high``: of the two fills), and ``reversed``: the sign of the difference (-,
         0 or +) under a uniform fill is not the observed one. Empty without two runs.
     top_label : float

@@ -13,6 +13,7 @@ import hashlib
 import io
 import math
 import re
+from collections import Counter
 from collections.abc import Collection, Hashable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval._errors import MissingDependencyError, SchemaError
+from pdireval._escape import excel_text
 from pdireval._prepare.columns import as_column_map
 from pdireval.typing import ColumnsLike
 
@@ -34,6 +36,7 @@ _TITLE = "pdireval judging sheet"
 _QUERY, _QUERY_TEXT, _DOC, _DOC_TEXT, _LABEL = "query", "query text", "doc", "doc text", "label"
 _TEXT_WIDTH = 60  # digit widths: a longer text wraps onto more lines
 _TO_FILL = "FFF2CC"  # the label column's fill: where the judge types
+_CELL_LIMIT = 32_767  # characters an Excel cell holds
 _TEMPLATES = (".txt", ".qrels")
 _IDS_LINE = re.compile(r"^#\s*ids:\s*(\d+) documents, sha256 ([0-9a-f]{64})\s*$")
 _LABELS_LINE = re.compile(r"^#\s*labels:(.*)$")
@@ -99,6 +102,14 @@ def _pairs(holes: pd.DataFrame, columns: ColumnsLike) -> pd.DataFrame:
     )
 
 
+def _cell_text(text: str) -> str:
+    """A text as a cell can hold it: a text beyond Excel's limit is cut, visibly."""
+    if len(text) <= _CELL_LIMIT:
+        return text
+    keep = _CELL_LIMIT - 40  # room for the note
+    return text[:keep] + f" … (cut: {len(text) - keep} more characters)"
+
+
 def _texts(texts: object, what: str) -> dict[str, str]:
     """Id (as text) -> text, from a mapping, a Series indexed by id or a two-column frame."""
     if texts is None:
@@ -127,7 +138,7 @@ def _texts(texts: object, what: str) -> dict[str, str]:
     for key, value in texts.items():
         name = _text(key)
         if name is not None and _text(value) is not None:
-            found[name] = str(value)
+            found[name] = _cell_text(str(value))
     return found
 
 
@@ -232,8 +243,8 @@ def write_judging_sheet(
     text. A hidden sheet "pdireval" keeps every (query, doc) as written, so that
     :func:`read_judging_sheet` finds ids that were edited, added or removed; rows may
     be sorted and filtered freely. A TREC template has one line ``query 0 doc ?`` per
-    document: the label field holds ``?`` (:data:`PLACEHOLDER`), which no reader takes
-    for a label, and a comment line records a SHA-256 checksum of the ids.
+    document: the label field holds ``?``, which no reader takes for a label, and a
+    comment line records a SHA-256 checksum of the ids.
 
     Examples
     --------
@@ -259,6 +270,14 @@ def write_judging_sheet(
             raise SchemaError(msg)
         Path(path).write_text(_template(pairs, allowed), encoding="utf-8")
         return Path(path)
+    for role in ("query", "doc"):
+        for value in pairs[f"{role}_text"]:
+            if excel_text(value) != value:
+                msg = (
+                    f"{role} id {value!r} holds a control character, which an .xlsx cell "
+                    "cannot hold; write a TREC qrels template (.txt) instead"
+                )
+                raise SchemaError(msg)
     _workbook(pairs, Path(path), _texts(query_texts, "query_texts"), _texts(doc_texts, "doc_texts"),
               allowed, show_texts=(query_texts is not None, doc_texts is not None))  # fmt: skip
     return Path(path)
@@ -301,11 +320,11 @@ def _workbook(
     *,
     show_texts: tuple[bool, bool],
 ) -> None:
+    openpyxl = _openpyxl()
     from openpyxl.worksheet.datavalidation import DataValidation
 
     from pdireval._excel import _Sheet, _written
 
-    openpyxl = _openpyxl()
     book = openpyxl.Workbook()
     sheet = _Sheet(book, _SHEET)
     names = [_QUERY, *([_QUERY_TEXT] if show_texts[0] else []), _DOC]
@@ -548,8 +567,9 @@ def _read_workbook(
 
 def _compare_ids(ids: list[tuple[str, str]], expected: list[tuple[str, str]], against: str) -> None:
     """Refuse ids that are repeated, or not exactly those ``expected``."""
-    seen: set[tuple[str, str]] = set()
-    repeated = [pair for pair in ids if pair in seen or seen.add(pair)]  # type: ignore[func-returns-value]
+    counts = Counter(ids)
+    seen = set(counts)
+    repeated = [pair for pair, count in counts.items() if count > 1]
     wanted = set(expected)
     added = [pair for pair in ids if pair not in wanted]
     removed = [pair for pair in expected if pair not in seen]

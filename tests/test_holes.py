@@ -374,6 +374,16 @@ def test_workbook_round_trip(tmp_path, holes):
     ).empty
 
 
+def test_long_texts_are_cut_visibly(tmp_path, holes):
+    path = tmp_path / "sheet.xlsx"
+    pdireval.write_judging_sheet(holes, path, doc_texts={"d2": "x" * 40_000})
+    sheet = openpyxl.load_workbook(path)["Judgments"]
+    assert [cell.value for cell in sheet[1]] == ["query", "doc", "doc text", "label"]
+    (text,) = [row[2] for row in sheet.iter_rows(min_row=2, values_only=True) if row[2]]
+    assert len(text) <= 32_767
+    assert text.endswith(f"… (cut: {40_000 - 32_727} more characters)")
+
+
 def test_workbook_rows_may_be_sorted(tmp_path, holes):
     path = tmp_path / "sheet.xlsx"
     pdireval.write_judging_sheet(holes, path)
@@ -485,5 +495,7 @@ def test_sheets_refuse_what_they_cannot_hold(tmp_path, holes):
         pdireval.write_judging_sheet(spaced, tmp_path / "sheet.txt")
     with pytest.raises(SchemaError, match="labels="):
         pdireval.write_judging_sheet(holes, tmp_path / "sheet.xlsx", labels=[0, 0.5])
+    with pytest.raises(SchemaError, match="control character"):
+        pdireval.write_judging_sheet(holes.assign(doc="d\x1b"), tmp_path / "sheet.xlsx")
     assert not (tmp_path / "sheet.txt").exists()
     assert not (tmp_path / "sheet.xlsx").exists()
