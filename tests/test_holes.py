@@ -197,20 +197,26 @@ def test_holes_refuse_bad_arguments():
 
 
 @SETTINGS
-@given(long_frames(), st.sampled_from([None, 2, 4]))
-def test_bounds_are_the_hand_filled_frames_evaluated(frame, k):
+@given(
+    long_frames(),
+    st.sampled_from([None, 2, 4]),
+    st.sampled_from(["judged", "retrieved", "all"]),
+    st.sampled_from(["trec", "optimistic", "pessimistic"]),
+)
+def test_bounds_are_the_hand_filled_frames_evaluated(frame, k, queries, ties):
     top = float(frame["rel"].astype("float64").max())
     assume(top > 0)
     copy = frame.copy()
     metrics = MONOTONE + OTHERS
-    found = pdireval.bounds(frame, metrics, k=k)
+    options = {"queries": queries, "ties": ties}
+    found = pdireval.bounds(frame, metrics, k=k, **options)
     pd.testing.assert_frame_equal(frame, copy)
     documents = _hole_documents(frame, k)
     target(float(len(documents)))  # frames with many holes
-    observed = pdireval.evaluate(frame, metrics)
+    observed = pdireval.evaluate(frame, metrics, **options)
     for fill, value in (("holes_nonrelevant", 0.0), ("holes_relevant", top)):
         by_hand = _filled_by_hand(frame, dict.fromkeys(documents, value))
-        expected = pdireval.evaluate(by_hand, metrics).reindex(observed.index)
+        expected = pdireval.evaluate(by_hand, metrics, **options).reindex(observed.index)
         got = found.per_query.xs(fill, axis=1, level="fill")
         pd.testing.assert_frame_equal(got, expected, check_names=False, check_index_type=False)
     got = found.per_query.xs("observed", axis=1, level="fill")
@@ -261,7 +267,12 @@ def test_bounds_of_a_run_with_qrels_equal_those_of_the_merged_frame():
     from pdireval.datasets import example_qrels, example_run
 
     run, qrels = example_run(), example_qrels()
+    copies = run.copy(), qrels.copy()
     given_apart = pdireval.bounds(run, ["P@10", "AP"], qrels=qrels, k=10)
+    pdireval.holes(run, qrels=qrels)
+    pdireval.hole_counts(run, qrels=qrels)
+    pd.testing.assert_frame_equal(run, copies[0])
+    pd.testing.assert_frame_equal(qrels, copies[1])
     merged = pdireval.bounds(pdireval.merge_qrels(run, qrels), ["P@10", "AP"], k=10)
     pd.testing.assert_frame_equal(given_apart.per_query, merged.per_query)
     pd.testing.assert_frame_equal(given_apart.pairs, merged.pairs)
