@@ -266,9 +266,9 @@ def hole_counts(
     DataFrame
         One row per ranking that retrieved something, indexed by query or (run, query)
         as :func:`pdireval.evaluate` indexes its table: ``retrieved`` (documents in the
-        top k), ``holes`` (of those, unjudged) and ``judged`` (the share judged, NaN
-        for nothing retrieved: ``Judged@k`` of a ranking shorter than k counts the
-        missing places as unjudged, this share does not).
+        top k), ``holes`` (of those, unjudged) and ``judged`` (the share judged: the
+        measure ``Judged@k``, except that ``Judged@k`` counts a negative label as a
+        judgment, as ir_measures does, where it is a hole here, as in trec_eval).
 
     Raises
     ------

@@ -155,6 +155,14 @@ def test_hole_counts_count_the_holes(frame, k):
     assert (counts["retrieved"] <= k).all()
     assert (counts["retrieved"] > 0).all()
     np.testing.assert_allclose(counts["judged"], 1 - counts["holes"] / counts["retrieved"])
+    # Judged@k counts a negative label as a judgment (as ir_measures does); a hole here.
+    labels = frame["rel"].astype("float64")
+    order_by = "rank" if "rank" in frame.columns else "score"
+    unlabelled = frame.assign(rel=labels.where(labels >= 0))
+    unlabelled = unlabelled[unlabelled["rel"].notna() | unlabelled[order_by].notna()]
+    judged = pdireval.evaluate(unlabelled, f"Judged@{k}", queries="all")[f"Judged@{k}"]
+    judged = judged.reindex(counts.index)
+    np.testing.assert_allclose(counts["judged"][judged.notna()], judged.dropna())
 
 
 def test_holes_by_hand():
