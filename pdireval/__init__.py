@@ -35,7 +35,9 @@ if TYPE_CHECKING:
         krippendorff_alpha,
         query_agreement,
     )
+    from pdireval._holes import Bounds, bounds, hole_counts, holes
     from pdireval._judge_conclusions import JudgeConclusions, judge_conclusions
+    from pdireval._judging_sheet import read_judging_sheet, write_judging_sheet
     from pdireval._report import Report
     from pdireval.api import (
         ap,
@@ -130,6 +132,11 @@ _LOADED_WHEN_USED = {
         for name in ("asl_curve", "discriminative_power", "ranking_stability", "swap_rate")
     },
     "fusion": ("pdireval.fusion", None),
+    **{name: ("pdireval._holes", name) for name in ("Bounds", "bounds", "hole_counts", "holes")},
+    **{
+        name: ("pdireval._judging_sheet", name)
+        for name in ("read_judging_sheet", "write_judging_sheet")
+    },
     **{
         name: ("pdireval.fusion", name)
         for name in ("fuse", "fusion_fit", "normalize", "optimize_fusion")
@@ -152,6 +159,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "Bounds",
     "ColumnMap",
     "IREvalAccessor",
     "JudgeConclusions",
@@ -165,6 +173,7 @@ __all__ = [
     "agreement",
     "ap",
     "asl_curve",
+    "bounds",
     "compare",
     "confusion_matrix",
     "curve",
@@ -179,6 +188,8 @@ __all__ = [
     "fusion_fit",
     "georisk",
     "gmap",
+    "hole_counts",
+    "holes",
     "judge_conclusions",
     "kendall",
     "krippendorff_alpha",
@@ -203,6 +214,7 @@ __all__ = [
     "rank_correlation",
     "ranking_stability",
     "rbo",
+    "read_judging_sheet",
     "read_qrels",
     "read_queries",
     "read_run",
@@ -222,6 +234,7 @@ __all__ = [
     "tie_groups",
     "tukey_hsd",
     "typing",
+    "write_judging_sheet",
     "write_qrels",
     "write_run",
 ]
