@@ -29,6 +29,8 @@ import numpy as np
 import pandas as pd
 
 from pdireval._errors import MetricError, SchemaError
+from pdireval._options import Qrels
+from pdireval._parts import refuse_parts
 from pdireval._prepare import algorithms
 from pdireval._prepare.arrays import take
 from pdireval._prepare.checks import labels_of
@@ -116,6 +118,7 @@ def _read(
     """Positions, groups and judgments of every row of ``frame`` (a merged frame, or a
     run with ``qrels``), with the checks evaluation makes.
     """
+    refuse_parts(frame, columns, None if qrels is None else Qrels(qrels, qrels_columns))
     resolved = as_column_map(columns).resolve(frame)
     _refuse_subtopics(frame, resolved, "the frame's rows")
     position, _ = positions(frame, resolved)  # trec_eval's order; ids and ranks checked

@@ -518,3 +518,15 @@ def test_sheets_refuse_what_they_cannot_hold(tmp_path, holes):
         pdireval.write_judging_sheet(holes.assign(doc="d\x1b"), tmp_path / "sheet.xlsx")
     assert not (tmp_path / "sheet.txt").exists()
     assert not (tmp_path / "sheet.xlsx").exists()
+
+
+def test_frames_with_collections_are_taken_one_at_a_time() -> None:
+    from pdireval.datasets import benchmark
+
+    runs, qrels = benchmark()
+    with pytest.raises(
+        pdireval.SchemaError, match=r"collection column .* one collection at a time"
+    ):
+        pdireval.holes(runs, k=10, qrels=qrels)
+    with pytest.raises(pdireval.SchemaError, match=r"one collection at a time"):
+        pdireval.bounds(runs, "P@10", qrels=qrels)
