@@ -496,27 +496,14 @@ def _diagnosed(data: bytes, name: str, kind: str) -> SchemaError:
 
 
 def _refuse_duplicates(
-    frame: pd.DataFrame,
-    text: Callable[[], bytes],
-    name: str,
-    what: str,
-    codes: dict[str, np.ndarray] | None = None,
+    frame: pd.DataFrame, text: Callable[[], bytes], name: str, what: str
 ) -> None:
-    """Refuse a document listed twice for a query (of one run, one subtopic).
-
-    ``codes``: for some of the id columns, a code per row equal exactly for equal ids
-    (the file's dictionary codes); the other columns are factorized here.
-    """
-    codes = codes or {}
-
-    def codes_of(column: str) -> np.ndarray:
-        found = codes.get(column)
-        return factorize_sorted(frame[column])[0] if found is None else found
-
-    group = codes_of("query").astype(np.int64)
+    # ids in blocks (a file lists a query's lines together) are read once per block
+    group = factorize_sorted(frame["query"])[0].astype(np.int64)
     outer = [column for column in ("run", "subtopic") if column in frame.columns]
     for column in outer:  # a document may appear once per run, once per subtopic
-        group += codes_of(column).astype(np.int64) * (int(group.max(initial=0)) + 1)
+        codes = factorize_sorted(frame[column])[0].astype(np.int64)  # no overflow
+        group = codes * (int(group.max(initial=0)) + 1) + group
     repeated = algorithms.repeated_rows(group, frame["doc"])
     if len(repeated):
         row = int(repeated[0])
@@ -544,9 +531,9 @@ def _strings(column: pa.ChunkedArray | pa.Array) -> Any:
     return column.to_numpy(zero_copy_only=False)
 
 
-def _unified(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
-    """A dictionary-encoded field of UTF-8 bytes (see ``_read_csv``) as one code per line
-    (32-bit, equal exactly for equal values) and the distinct values as strings.
+def _categorical(column: pa.ChunkedArray) -> pd.Categorical:
+    """A dictionary-encoded field of UTF-8 bytes (see ``_read_csv``) with rows as a
+    categorical of strings: a 32-bit code per line, each distinct value once.
     """
     as_text = pa.chunked_array(
         [
@@ -556,23 +543,8 @@ def _unified(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
         pa.dictionary(pa.int32(), pa.string()),
     )
     unified = pa.table({"field": as_text}).unify_dictionaries().column(0)
-    if not unified.num_chunks:
-        return np.zeros(0, dtype=np.int32), pa.array([], pa.string())
     codes = np.concatenate([chunk.indices.to_numpy() for chunk in unified.chunks])
-    return codes, unified.chunk(0).dictionary
-
-
-def _categorical(column: pa.ChunkedArray) -> pd.Categorical:
-    """A dictionary-encoded field with rows as a categorical of strings: a 32-bit code
-    per line, each distinct value once.
-    """
-    codes, values = _unified(column)
-    return pd.Categorical.from_codes(codes, categories=_strings(values))
-
-
-def _decoded(codes: np.ndarray, values: pa.Array) -> Any:
-    """The strings of a dictionary-encoded field, one per line (pandas' string dtype)."""
-    return _strings(values.take(pa.array(codes)))
+    return pd.Categorical.from_codes(codes, categories=_strings(unified.chunk(0).dictionary))
 
 
 def _frame(table: pa.Table | None, kind: str) -> pd.DataFrame:
@@ -664,24 +636,9 @@ def read_run(path_or_buffer: PathOrBuffer, *, encoding: str = "utf-8") -> pd.Dat
     """
     if _irds.is_irds(path_or_buffer):
         return _irds.run(path_or_buffer)  # type: ignore[arg-type]
-    # queries and tags dictionary-encoded: their codes serve the duplicate check
-    table, name, text, comments = _fields(path_or_buffer, encoding, "run", compact=True)
-    if table is None:
-        frame = _frame(None, "run")
-        frame.attrs["comments"] = comments
-        return frame
-    query, queries = _unified(table.column("0"))
-    tag, tags = _unified(table.column("5"))
-    frame = pd.DataFrame(
-        {
-            "query": _decoded(query, queries),
-            "doc": _strings(table.column("2")),
-            "score": np.asarray(table.column("4"), dtype=np.float64),
-            "run": _decoded(tag, tags),
-        }
-    )
-    del table
-    _refuse_duplicates(frame, text, name, "in the run", {"query": query, "run": tag})
+    table, name, text, comments = _fields(path_or_buffer, encoding, "run")
+    frame = _frame(table, "run")
+    _refuse_duplicates(frame, text, name, "in the run")
     frame.attrs["comments"] = comments
     return frame
 
