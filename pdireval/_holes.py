@@ -31,13 +31,12 @@ import pandas as pd
 from pdireval._errors import MetricError, SchemaError
 from pdireval._options import Qrels
 from pdireval._parts import refuse_parts
-from pdireval._prepare import algorithms
 from pdireval._prepare.arrays import take
 from pdireval._prepare.checks import labels_of
 from pdireval._prepare.columns import ResolvedColumns, as_column_map
 from pdireval._prepare.matching import join_resolved
 from pdireval._prepare.merge import has_subtopics
-from pdireval._prepare.prepare import positions
+from pdireval._prepare.prepare import grouped_positions
 from pdireval.typing import QueryPolicy
 
 if TYPE_CHECKING:
@@ -121,8 +120,8 @@ def _read(
     refuse_parts(frame, columns, None if qrels is None else Qrels(qrels, qrels_columns))
     resolved = as_column_map(columns).resolve(frame)
     _refuse_subtopics(frame, resolved, "the frame's rows")
-    position, _ = positions(frame, resolved)  # trec_eval's order; ids and ranks checked
-    group, index = algorithms.group_codes(frame, resolved)
+    # trec_eval's order (ids and ranks checked), and the (run, query) groups
+    position, group, index = grouped_positions(frame, resolved)
     if qrels is None:
         resolved.require_labels(frame)
         label = labels_of(frame[resolved.name("rel")], resolved.name("rel"), whole=False)

@@ -10,6 +10,7 @@ queries or rows.
 The judge column may be in the frame (what :func:`pdireval.merge_qrels` builds from
 judgments of several judges) or in the judgments given with ``qrels=``; the collection
 column is in the frame, and in ``qrels=`` too when given; the seed column in the frame.
+A judge who judged some collections only has results on those.
 """
 
 from __future__ import annotations
@@ -81,19 +82,9 @@ def refuse_parts(frame: pd.DataFrame, columns: ColumnsLike, qrels: Qrels | None)
     """Refuse a frame with judge, collection or seed columns where a call evaluates one
     set of judgments on one collection at a time.
     """
-    mine = as_column_map(columns).resolve(frame)
-    theirs = None if qrels is None else as_column_map(qrels.columns).resolve(qrels.frame)
-    for role in PART_ROLES:
-        for where, resolved in (("the frame", mine), ("qrels=", theirs)):
-            name = None if resolved is None else getattr(resolved, role)
-            if name is not None:
-                msg = (
-                    f"{where} has a {role} column ({name!r}), and this call evaluates one "
-                    f"{role} at a time: select one first, e.g. frame[frame[{name!r}] == "
-                    f"...], or pass {role}=False in columns= when the column means "
-                    "something else"
-                )
-                raise SchemaError(msg)
+    as_column_map(columns).resolve(frame).refuse_parts("the frame")
+    if qrels is not None:
+        as_column_map(qrels.columns).resolve(qrels.frame).refuse_parts("qrels=")
 
 
 def parts(frame: pd.DataFrame, columns: ColumnsLike, qrels: Qrels | None) -> Parts:
@@ -148,6 +139,8 @@ def parts(frame: pd.DataFrame, columns: ColumnsLike, qrels: Qrels | None) -> Par
             continue
         for judge in _sorted_values(qrels.frame[names["judge"]]):
             labels = judged[_equals(judged[names["judge"]], judge)]
+            if labels.empty and theirs.collection is not None:
+                continue  # a judge who judged other collections only: no results here
             items.append(Part(_key({**found, "judge": judge}, names), piece, labels))
     columns_of = {role: frame[name] for role, name in names.items() if role in frame_roles}
     if judge_in_qrels and qrels is not None:

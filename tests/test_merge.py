@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -409,3 +410,12 @@ def test_categorical_doc_ids_keep_their_categories_dtype(dtype: str, docs: list)
     assert merged["doc"].cat.categories.dtype == ids.dtype
     assert merged["doc"].tolist() == docs
     assert merged["rel"].tolist() == [pd.NA, 1, 2]
+
+
+def test_labels_too_large_for_int64_are_kept_as_floats() -> None:
+    run = pd.DataFrame({"query": ["q1"], "doc": ["a"], "score": [1.0]})
+    qrels = pd.DataFrame({"query": ["q1"], "doc": ["a"], "rel": [1e20]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no numpy cast warning escapes
+        merged = pdireval.merge_qrels(run, qrels)
+    assert merged["rel"].tolist() == [1e20]

@@ -216,3 +216,25 @@ def test_merge_qrels_keeps_the_judges_order_and_refuses_a_labelled_run() -> None
     assert len(merged) == 2 * len(pdireval.merge_qrels(run, qrels))
     with pytest.raises(SchemaError, match=r"the run has a judge column"):
         pdireval.merge_qrels(run.assign(judge="x"), qrels.assign(judge="y"))
+
+
+def test_a_judge_of_one_collection_has_results_there_only() -> None:
+    from pdireval.datasets import benchmark
+
+    runs, qrels = benchmark()
+    runs = runs[runs["seed"] == 1].drop(columns="seed")
+    llm = qrels[qrels["collection"] == "news"]
+    both = pdireval.evaluate(runs, "AP", qrels={"human": qrels, "llm": llm})
+    assert set(_part(both, judge="llm").index.get_level_values("collection")) == {"news"}
+    news = runs[runs["collection"] == "news"].drop(columns="collection")
+    alone = pdireval.evaluate(news, "AP", qrels=llm.drop(columns="collection"))
+    _same(_part(both, judge="llm", collection="news"), alone)
+    _same(_part(both, judge="human"), pdireval.evaluate(runs, "AP", qrels=qrels))
+
+
+def test_rankings_read_one_collection_at_a_time_everywhere() -> None:
+    from pdireval.datasets import benchmark
+
+    runs, _ = benchmark()
+    with pytest.raises(SchemaError, match=r"collection column \('collection'\)"):
+        pdireval.pool(runs, depth=10)  # query '1' of two collections is not one query

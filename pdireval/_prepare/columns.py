@@ -305,6 +305,21 @@ class ResolvedColumns:
             **{r: (name if name is not None else False) for r, name in self.roles().items()}
         )
 
+    def refuse_parts(self, where: str) -> None:
+        """Refuse a judge, collection or seed column where a call takes one judge,
+        collection and seed at a time (``where``: the frame's name in the message).
+        """
+        for role in ("judge", "collection", "seed"):
+            name = getattr(self, role)
+            if name is not None:
+                msg = (
+                    f"{where} has a {role} column ({name!r}), and this call evaluates one "
+                    f"{role} at a time: select one first, e.g. frame[frame[{name!r}] == "
+                    f"...], or pass {role}=False in columns= when the column means "
+                    "something else"
+                )
+                raise SchemaError(msg)
+
     def check_distinct(self, duplicated: list[str]) -> None:
         """Refuse a column playing two roles, or a role played by a duplicated column label."""
         by_column: dict[str, list[str]] = {}

@@ -304,7 +304,10 @@ def _labels_column(
     """
     unlabelled = np.isnan(labels)  # a judgment without a label stays missing
     label_values = np.where(unlabelled, 0, labels)
-    fractional = bool(np.any(label_values != np.round(label_values)))
+    # fractional labels, or whole ones beyond float64's exact integers, stay float64
+    fractional = bool(
+        np.any((label_values != np.round(label_values)) | (np.abs(label_values) > 2.0**53))
+    )
     kind = np.float64 if fractional else np.int64
     label_values = label_values.astype(kind)
     values = np.zeros(n_run + len(added), dtype=kind)  # one allocation of the full column

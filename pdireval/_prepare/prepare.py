@@ -42,7 +42,7 @@ from pdireval._prepare.ordering import Positions, TieBreak
 from pdireval._prepare.ranked import Ranked
 from pdireval._prepare.sorting import stable_argsort
 
-__all__ = ["Prepared", "positions", "prepare", "self_documents"]
+__all__ = ["Prepared", "grouped_positions", "positions", "prepare", "self_documents"]
 
 IntArray = np.ndarray
 
@@ -153,6 +153,18 @@ def positions(frame: pd.DataFrame, columns: ResolvedColumns) -> tuple[np.ndarray
 
     Checks the ids and the ranking as :func:`prepare` does.
     """
+    position, group, _ = grouped_positions(frame, columns)
+    return position, group
+
+
+def grouped_positions(
+    frame: pd.DataFrame, columns: ResolvedColumns
+) -> tuple[np.ndarray, IntArray, pd.Index]:
+    """:func:`positions`, and the ids of the groups (as the result index of evaluation).
+
+    A frame with judge, collection or seed columns is refused: a group is a (run, query).
+    """
+    columns.refuse_parts("the frame")
     columns.require(frame, "query", "doc")
     require_ranking(frame, columns)
     ids = _id_columns(frame, columns)
@@ -173,7 +185,7 @@ def positions(frame: pd.DataFrame, columns: ResolvedColumns) -> tuple[np.ndarray
     check_unique_docs(frame, columns, group)
     out = np.full(len(frame), np.nan)
     out[retrieved] = found.position
-    return out, group
+    return out, group, index
 
 
 def _rows(
