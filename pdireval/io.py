@@ -97,6 +97,7 @@ _INT64 = (-(2**63), 2**63 - 1)
 _SHOWN = 200  # characters of a line shown in a message
 _BLOCK = 1 << 24  # bytes scanned at a time
 _CSV_BLOCK = 1 << 22  # bytes parsed per CSV block: larger ones hold more memory at once
+_SMALLEST_CSV_BLOCK = 1 << 16  # below this, another block costs more than it saves
 _HEAD = 1 << 16  # bytes read to find a file's first line
 _CODED = pa.dictionary(pa.int32(), pa.binary())  # a field of few distinct values
 _NOT_PLAIN = (b"\x00", b"\r", b"\t", b"\x0b", b"\x0c", b"#")  # bytes that need normalising
@@ -272,14 +273,17 @@ def _read_csv(
     n = _N_FIELDS[kind]
     names = [str(i) for i in range(n_columns)]
     kept = [str(i) for i in _KEPT[kind]]
-    types = {str(i): pa.large_binary() if str(i) in kept else _CODED for i in range(n)}
+    # the fields only checked are never viewed as text: bytes, dropped once checked
+    types = {str(i): pa.large_binary() if str(i) in kept else pa.binary() for i in range(n)}
     if kind == "run":
         types["4"] = pa.float64()
         if compact:  # the queries and tags: a few thousand values in millions of lines
             types["0"] = types["5"] = _CODED
     else:  # the labels: a few values, checked and converted once each
         types["3"] = _CODED
-    block = _CSV_BLOCK
+    size = len(text) if isinstance(text, bytes) else os.path.getsize(text)
+    # blocks are parsed in parallel: a small file in a few blocks, a large one in many
+    block = min(max(size // 8, _SMALLEST_CSV_BLOCK), _CSV_BLOCK)
     while True:
         try:
             table = pa_csv.read_csv(
@@ -299,7 +303,6 @@ def _read_csv(
             )
             break
         except pa.ArrowInvalid as error:  # a line longer than a block: one block
-            size = len(text) if isinstance(text, bytes) else os.path.getsize(text)
             largest = min(size + 1, 2**31 - 1)
             if "straddl" not in str(error) or block >= largest:
                 raise
@@ -502,8 +505,9 @@ def _refuse_duplicates(
     group = factorize_sorted(frame["query"])[0].astype(np.int64)
     outer = [column for column in ("run", "subtopic") if column in frame.columns]
     for column in outer:  # a document may appear once per run, once per subtopic
-        codes = factorize_sorted(frame[column])[0].astype(np.int64)  # no overflow
-        group = codes * (int(group.max(initial=0)) + 1) + group
+        codes, ids = factorize_sorted(frame[column])
+        if len(ids) > 1:  # (one run, one subtopic: the queries are the groups)
+            group = codes.astype(np.int64) * (int(group.max(initial=0)) + 1) + group
     repeated = algorithms.repeated_rows(group, frame["doc"])
     if len(repeated):
         row = int(repeated[0])
@@ -547,6 +551,12 @@ def _categorical(column: pa.ChunkedArray) -> pd.Categorical:
     return pd.Categorical.from_codes(codes, categories=_strings(unified.chunk(0).dictionary))
 
 
+def _writable(column: pa.ChunkedArray | np.ndarray, dtype: type) -> np.ndarray:
+    """A numeric field as a new numpy array of its own (one chunk is viewed read-only)."""
+    array: np.ndarray = np.asarray(column, dtype=dtype)
+    return array if array.flags.writeable else array.copy()
+
+
 def _frame(table: pa.Table | None, kind: str) -> pd.DataFrame:
     """The frame of a file's fields (by their place on the line: "0" is the query)."""
 
@@ -555,7 +565,7 @@ def _frame(table: pa.Table | None, kind: str) -> pd.DataFrame:
             return pa.array([], pa.large_string()) if place != _NUMBER[kind] else np.zeros(0)
         return table.column(str(place))
 
-    number = np.asarray(field(_NUMBER[kind]), dtype=np.float64 if kind == "run" else np.int64)
+    number = _writable(field(_NUMBER[kind]), np.float64 if kind == "run" else np.int64)
     if kind == "run":
         return pd.DataFrame(
             {
@@ -563,9 +573,12 @@ def _frame(table: pa.Table | None, kind: str) -> pd.DataFrame:
                 "doc": _strings(field(2)),
                 "score": number,
                 "run": _strings(field(5)),
-            }
+            },
+            copy=False,  # every column is new: no second copy of millions of rows
         )
-    return pd.DataFrame({"query": _strings(field(0)), "doc": _strings(field(2)), "rel": number})
+    return pd.DataFrame(
+        {"query": _strings(field(0)), "doc": _strings(field(2)), "rel": number}, copy=False
+    )
 
 
 def read_run(path_or_buffer: PathOrBuffer, *, encoding: str = "utf-8") -> pd.DataFrame:
@@ -657,8 +670,9 @@ def _run_lines(path_or_buffer: PathOrBuffer, encoding: str) -> tuple[pd.DataFram
         {
             "query": _categorical(table.column("0")),
             "doc": _strings(table.column("2")),
-            "score": np.asarray(table.column("4"), dtype=np.float64),
-        }
+            "score": _writable(table.column("4"), np.float64),
+        },
+        copy=False,  # every column is new
     )
     return frame, last.dictionary[last.indices[-1].as_py()].as_py().decode()
 
@@ -734,13 +748,12 @@ def read_qrels(
         return frame.drop(columns="subtopic") if subtopics is False else frame
     table, name, text, _ = _fields(path_or_buffer, encoding, "qrels")
     frame = _frame(table, "qrels")
-    iteration = None if table is None else table.column("1")
+    iteration = pa.chunked_array([], pa.large_string()) if table is None else table.column("1")
     keep = subtopics
-    if keep is None:
-        keep = iteration is not None and len(pc.unique(iteration)) > 1
+    if keep is None:  # the same value on every line: ordinary qrels
+        keep = len(iteration) > 0 and not pc.all(pc.equal(iteration, iteration[0])).as_py()
     if keep:
-        values = iteration if iteration is not None else pa.array([], pa.large_string())
-        frame.insert(1, "subtopic", _strings(values))
+        frame.insert(1, "subtopic", _strings(iteration))
     _refuse_duplicates(frame, text, name, "in the qrels")
     return frame
 

@@ -107,6 +107,18 @@ def test_read_qrels_columns_types_and_comments():
     assert [qrels[c].dtype for c in ("query", "doc")] == [STR] * 2
 
 
+def test_frames_read_are_their_own(tmp_path: Path):
+    # a file of one parser block gives one chunk, whose numbers numpy views read-only
+    (tmp_path / "run").write_text(RUN)
+    (tmp_path / "qrels").write_text(QRELS)
+    run, qrels = pdireval.read_run(tmp_path / "run"), pdireval.read_qrels(tmp_path / "qrels")
+    run.loc[0, "score"] = -7.0
+    qrels.loc[0, "rel"] = 9
+    assert run["score"].iat[0] == -7.0
+    assert qrels["rel"].iat[0] == 9
+    assert pdireval.read_qrels(tmp_path / "qrels")["rel"].iat[0] == 1
+
+
 def test_gzip_and_paths(tmp_path: Path):
     path = tmp_path / "run.txt.gz"
     path.write_bytes(gzip.compress(RUN.encode()))
@@ -230,13 +242,16 @@ def test_encoding_argument_reads_other_encodings(tmp_path):
     assert pdireval.read_run(io.StringIO("q Q0 中文 1 1 t\n"))["doc"].tolist() == ["中文"]
 
 
-def test_files_that_need_several_parser_blocks(monkeypatch):
+def test_files_that_need_several_parser_blocks(monkeypatch, tmp_path: Path):
     # tiny blocks: rows cross block boundaries, and a line longer than a block is read
-    monkeypatch.setattr(trec_io, "_BLOCK", 64)
+    for constant in ("_BLOCK", "_CSV_BLOCK", "_SMALLEST_CSV_BLOCK"):
+        monkeypatch.setattr(trec_io, constant, 64)
     lines = [f"q{i // 7} Q0 d{i} {i} {i / 3!r} run\n" for i in range(500)]
     lines[123] = f"q17 Q0 {'x' * 1000} 1 0.5 run\n"
     data = "".join(lines).encode()
     pd.testing.assert_frame_equal(pdireval.read_run(io.BytesIO(data)), expected_run(data))
+    (tmp_path / "run").write_bytes(data)  # parsed from disk
+    pd.testing.assert_frame_equal(pdireval.read_run(tmp_path / "run"), expected_run(data))
 
 
 def test_duplicate_line_is_refused():
@@ -256,6 +271,10 @@ RUN_ERRORS = [
     ("q Q0 a 1 0x10 t\n", 1, "score '0x10' is not a number", "0x10"),  # C's atof takes it
     ("q Q0 a 1 1.5x t\n", 1, "score '1.5x' is not a number", "1.5x"),
     ("q Q0 a 1 1 t\nq Q0  b 2\t1\n", 2, "found 5", "q Q0  b 2\t1"),
+    # a first line with a seventh field: a later line with an empty field in the
+    # place of Q0 or the rank still has seven, and is five fields to trec_eval
+    ("q Q0 a 1 1 t x\nq  b 2 1 t\n", 2, "found 5", "q  b 2 1 t"),
+    ("q Q0 a 1 1 t x\nq Q0 b  1 t\n", 2, "found 5", "q Q0 b  1 t"),
     ("q Q0 a 1 1 t\r\nq Q0 b 2 1 t\r\nq Q0 c\r3 1 t\r\n", 3, r"carriage return", "q Q0 c"),
     ("q Q0 a 1 1 t\rq Q0 b 2 1 t\r", 1, r"old Mac line endings", "q Q0 a 1 1 t"),
     ("q Q0 a 1 1 t\nq Q0 b\x00 2 1 t\n", 2, r"NUL byte", "q Q0 b"),

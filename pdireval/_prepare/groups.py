@@ -293,6 +293,11 @@ class _Layout:
         windows = list(zip(bounds, [*bounds[1:], n], strict=True))
         return cls(offset + np.arange(len(offset)), windows)
 
+    @property
+    def largest_piece(self) -> int:
+        """The rows of the largest piece (scratch space is sized for it)."""
+        return max([len(self.split_rows), *(hi - lo for lo, hi in self.windows)])
+
     def pieces(self, keys: np.ndarray) -> list[np.ndarray]:
         """``keys`` of each piece: the split groups' rows, then each window's."""
         first = [keys[self.split_rows]] if len(self.split_rows) else []
@@ -303,7 +308,7 @@ class _Layout:
 
         Each piece's keys are made and checked in turn: no key array as long as the frame.
         """
-        table = slot_table(_WINDOW)
+        table = slot_table(self.largest_piece)
         pieces: list[tuple[np.ndarray, pd.Series]] = []
         if len(self.split_rows):
             pieces.append((group[self.split_rows], take(docs, self.split_rows)))
@@ -352,7 +357,7 @@ def _colliding(keys: np.ndarray, group: np.ndarray, layout: _Layout | None) -> n
     if layout is None:  # all keys at once
         repeats = has_repeat(keys)
     else:  # each piece alone, in the CPU cache
-        table = slot_table(_WINDOW)
+        table = slot_table(layout.largest_piece)
         repeats = any(has_repeat(piece, table) for piece in layout.pieces(keys))
     if not repeats:
         return np.zeros(0, dtype=np.int64)
