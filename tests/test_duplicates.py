@@ -57,6 +57,27 @@ def _check_in_small_pieces(group: np.ndarray, docs: pd.Series) -> None:
         _keys._BLOCK, _groups._WINDOW, _groups._FEW_ROWS = defaults
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.lists(st.sampled_from("abcdefghij"), min_size=4, max_size=14), max_size=8),
+    st.lists(st.tuples(st.integers(0, 7), st.sampled_from("abcdefghijk")), max_size=6),
+    st.booleans(),
+)
+def test_groups_in_blocks_with_rows_appended(blocks, appended, shuffle_blocks) -> None:
+    """A run in run order with judged documents appended after it (merged labels): most
+    groups one block, a few split in two, checked in windows of whole groups."""
+    order = list(range(len(blocks)))
+    if shuffle_blocks:  # groups in blocks, but not in the order of their codes
+        order = order[::-1]
+    group = [g for g in order for _ in blocks[g]]
+    docs = [doc for g in order for doc in blocks[g]]
+    for g, doc in appended:
+        if g < len(blocks):
+            group.append(g)
+            docs.append(doc)
+    _check_in_small_pieces(np.array(group, dtype=np.int32), pd.Series(docs, dtype="str"))
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 3), ids), min_size=1, max_size=60), st.data())
 def test_matches_pandas_on_sliced_and_other_dtypes(rows, data) -> None:

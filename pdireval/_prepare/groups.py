@@ -265,12 +265,14 @@ def _mix_in(keys: np.ndarray, group: np.ndarray) -> None:
 class _Layout:
     """Where the rows of each group lie, when most groups are one block of rows (a run in
     run order): the rows of the groups split over several blocks (e.g. judged documents
-    appended after a run), and windows of whole blocks, about ``_WINDOW`` rows each.
-    Rows of a group are compared with each other only, so each piece is checked alone.
+    appended after a run), group by group, cut into windows of whole groups, and windows
+    of whole blocks of all rows, each about ``_WINDOW`` rows. Rows of a group are compared
+    with each other only, so each piece is checked alone, in the CPU cache.
     """
 
     split_rows: np.ndarray
-    windows: list[tuple[int, int]]
+    split_windows: list[tuple[int, int]]  # into split_rows
+    windows: list[tuple[int, int]]  # into the rows
 
     @classmethod
     def of(cls, group: np.ndarray) -> _Layout | None:
@@ -286,22 +288,28 @@ class _Layout:
         length = np.diff(np.r_[starts, n])
         if int(length[split].sum()) * 2 > n:
             return None
-        split_starts, split_length = starts[split], length[split]
-        offset = np.repeat(split_starts - (np.cumsum(split_length) - split_length), split_length)
-        at = np.searchsorted(starts, np.arange(0, n, _WINDOW), side="right") - 1
-        bounds = starts[np.unique(at)].tolist()
-        windows = list(zip(bounds, [*bounds[1:], n], strict=True))
-        return cls(offset + np.arange(len(offset)), windows)
+        # the blocks of the split groups, those of one group together (in row order)
+        order = np.argsort(group[starts[split]], kind="stable")
+        split_starts, split_length = starts[split][order], length[split][order]
+        begin = np.cumsum(split_length) - split_length  # each block's place in split_rows
+        total = int(split_length.sum())
+        split_rows = np.repeat(split_starts - begin, split_length) + np.arange(total)
+        split_windows = []
+        if total:  # windows of whole groups: each begins where a group's first block does
+            split_group = group[split_starts]
+            first_block = np.flatnonzero(np.r_[True, split_group[1:] != split_group[:-1]])
+            split_windows = _windows(begin[first_block], total)
+        return cls(split_rows, split_windows, _windows(starts, n))
 
     @property
     def largest_piece(self) -> int:
         """The rows of the largest piece (scratch space is sized for it)."""
-        return max([len(self.split_rows), *(hi - lo for lo, hi in self.windows)])
+        return max(hi - lo for lo, hi in [*self.split_windows, *self.windows])
 
     def pieces(self, keys: np.ndarray) -> list[np.ndarray]:
-        """``keys`` of each piece: the split groups' rows, then each window's."""
-        first = [keys[self.split_rows]] if len(self.split_rows) else []
-        return first + [keys[lo:hi] for lo, hi in self.windows]
+        """``keys`` of each piece: the split groups' windows, then each window's."""
+        split = [keys[self.split_rows[lo:hi]] for lo, hi in self.split_windows]
+        return split + [keys[lo:hi] for lo, hi in self.windows]
 
     def may_repeat(self, group: np.ndarray, docs: pd.Series) -> bool:
         """False when no (group, doc) repeats; True may be wrong only in that direction.
@@ -310,8 +318,9 @@ class _Layout:
         """
         table = slot_table(self.largest_piece)
         pieces: list[tuple[np.ndarray, pd.Series]] = []
-        if len(self.split_rows):
-            pieces.append((group[self.split_rows], take(docs, self.split_rows)))
+        for lo, hi in self.split_windows:
+            rows = self.split_rows[lo:hi]
+            pieces.append((group[rows], take(docs, rows)))
         for lo, hi in self.windows:
             pieces.append((group[lo:hi], docs.iloc[lo:hi]))
         for piece_group, piece_docs in pieces:
@@ -320,6 +329,15 @@ class _Layout:
             if has_repeat(keys, table):
                 return True
         return False
+
+
+def _windows(starts: np.ndarray, n: int) -> list[tuple[int, int]]:
+    """Consecutive (begin, end) of about ``_WINDOW`` positions of ``n``, each beginning at
+    one of ``starts`` (ascending, the first 0): whole blocks, however long.
+    """
+    at = np.searchsorted(starts, np.arange(0, n, _WINDOW), side="right") - 1
+    bounds = starts[np.unique(at)].tolist()
+    return list(zip(bounds, [*bounds[1:], n], strict=True))
 
 
 #: Rows up to which repeats are found from exact codes of the docs (Arrow's dictionary
