@@ -267,8 +267,9 @@ def _read_csv(
     have ``n_columns`` fields); None when a line has an empty field (two separators in
     a row, or one at an edge). ``text`` is the text itself or the name of a file holding
     it. Fields are read as bytes -- ``text`` is valid UTF-8, so no field needs checking
-    again -- and the kept ones viewed as strings; the fields only checked, and with
-    ``compact`` a run's queries and tags, are dictionary-encoded (a few values each).
+    again -- and the kept ones viewed as strings; the fields only checked (a run's Q0 and
+    rank) stay bytes, dropped once checked. Qrels labels, and with ``compact`` a run's
+    queries and tags, are dictionary-encoded (a few values each).
     """
     n = _N_FIELDS[kind]
     names = [str(i) for i in range(n_columns)]

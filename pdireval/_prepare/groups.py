@@ -301,10 +301,12 @@ class _Layout:
             split_windows = _windows(begin[first_block], total)
         return cls(split_rows, split_windows, _windows(starts, n))
 
-    @property
-    def largest_piece(self) -> int:
-        """The rows of the largest piece (scratch space is sized for it)."""
-        return max(hi - lo for lo, hi in [*self.split_windows, *self.windows])
+    def scratch(self) -> np.ndarray:
+        """Scratch space for checking the pieces: sized for the largest, up to a window's
+        rows (a larger piece, one long group, takes a larger table of its own).
+        """
+        largest = max(hi - lo for lo, hi in [*self.split_windows, *self.windows])
+        return slot_table(min(largest, _WINDOW))
 
     def pieces(self, keys: np.ndarray) -> list[np.ndarray]:
         """``keys`` of each piece: the split groups' windows, then each window's."""
@@ -316,7 +318,7 @@ class _Layout:
 
         Each piece's keys are made and checked in turn: no key array as long as the frame.
         """
-        table = slot_table(self.largest_piece)
+        table = self.scratch()
         pieces: list[tuple[np.ndarray, pd.Series]] = []
         for lo, hi in self.split_windows:
             rows = self.split_rows[lo:hi]
@@ -375,7 +377,7 @@ def _colliding(keys: np.ndarray, group: np.ndarray, layout: _Layout | None) -> n
     if layout is None:  # all keys at once
         repeats = has_repeat(keys)
     else:  # each piece alone, in the CPU cache
-        table = slot_table(layout.largest_piece)
+        table = layout.scratch()
         repeats = any(has_repeat(piece, table) for piece in layout.pieces(keys))
     if not repeats:
         return np.zeros(0, dtype=np.int64)
