@@ -38,8 +38,14 @@ from pdireval._format import (
 )
 from pdireval._levels import Levels
 from pdireval._options import Evaluation, Significance
-from pdireval._report_levels import MACRO, Grid, cell_key, grid_of, levelled_summary
-from pdireval._significance import scipy_stats
+from pdireval._report_levels import (
+    MACRO,
+    Grid,
+    cell_key,
+    grid_of,
+    levelled_summary,
+    t_half_widths,
+)
 from pdireval._summary import aggregate, efficiency_table
 from pdireval._version import __version__
 from pdireval.metrics._base import Metric
@@ -1035,13 +1041,5 @@ def _ordered(
 
 def _half_widths(table: pd.DataFrame) -> pd.DataFrame:
     """Half-width of the 95% Student t interval of each run's mean, per metric."""
-    stats = scipy_stats()
     grouped = table.groupby(level=0, sort=True, observed=True)
-    count, spread = grouped.count(), grouped.std(ddof=1)
-    factor = pd.DataFrame(
-        stats.t.ppf(0.975, np.maximum(count.to_numpy() - 1, 1)),
-        index=count.index,
-        columns=count.columns,
-    )
-    half = pd.DataFrame(factor * spread / np.sqrt(count))
-    return half.where(count >= 2)
+    return t_half_widths(grouped.count(), grouped.std(ddof=1))

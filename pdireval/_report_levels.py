@@ -41,7 +41,7 @@ def cell_key(label: Any) -> str:
     return str(label)
 
 
-def _t_half(count: pd.DataFrame, spread: pd.DataFrame) -> pd.DataFrame:
+def t_half_widths(count: pd.DataFrame, spread: pd.DataFrame) -> pd.DataFrame:
     """Half-width of the 95% Student t interval from counts and standard deviations."""
     stats = scipy_stats()
     factor = pd.DataFrame(
@@ -81,10 +81,10 @@ def levelled_summary(
     assert isinstance(per_group, pd.DataFrame)  # grouped by the run at least
     if levels.seed is not None:
         grouped = per_group.groupby(level=_by(groups), sort=False, observed=True)
-        means, half = grouped.mean(), _t_half(grouped.count(), grouped.std(ddof=1))
+        means, half = grouped.mean(), t_half_widths(grouped.count(), grouped.std(ddof=1))
     else:
         grouped = table.groupby(level=_by(groups), sort=False, observed=True)
-        means, half = per_group, _t_half(grouped.count(), grouped.std(ddof=1))
+        means, half = per_group, t_half_widths(grouped.count(), grouped.std(ddof=1))
     blocks = _blocks(table, levels)
     collections = {block[-1] for block in blocks} if levels.collection is not None else set()
     macro = len(collections) > 1
@@ -109,7 +109,7 @@ def levelled_summary(
         if levels.seed is not None:
             grouped = per_seed_macro.groupby(level=_by(by_judge), sort=False, observed=True)
             macro_mean = grouped.mean()
-            macro_half = _t_half(grouped.count(), grouped.std(ddof=1))
+            macro_half = t_half_widths(grouped.count(), grouped.std(ddof=1))
         else:
             macro_mean = per_seed_macro
             macro_half = macro_mean * np.nan
