@@ -41,8 +41,10 @@ whitespace is normalised, and checked line by line only when something is wrong.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import gzip
 import io
+import mmap
 import os
 import re
 import zlib
@@ -282,35 +284,50 @@ def _read_csv(
             types["0"] = types["5"] = _CODED
     else:  # the labels: a few values, checked and converted once each
         types["3"] = _CODED
-    size = len(text) if isinstance(text, bytes) else os.path.getsize(text)
-    # blocks are parsed in parallel: a small file in a few blocks, a large one in many
-    block = min(max(size // 8, _SMALLEST_CSV_BLOCK), _CSV_BLOCK)
-    while True:
-        try:
-            table = pa_csv.read_csv(
-                pa.py_buffer(text) if isinstance(text, bytes) else text,
-                read_options=pa_csv.ReadOptions(column_names=names, block_size=block),
-                parse_options=pa_csv.ParseOptions(
-                    delimiter=" ", quote_char=False, double_quote=False, escape_char=False
-                ),
-                convert_options=pa_csv.ConvertOptions(
-                    column_types=types,
-                    include_columns=names[:n],
-                    null_values=[],
-                    true_values=[],
-                    false_values=[],
-                    strings_can_be_null=False,
-                ),
-            )
-            break
-        except pa.ArrowInvalid as error:  # a line longer than a block: one block
-            largest = min(size + 1, 2**31 - 1)
-            if "straddl" not in str(error) or block >= largest:
-                raise
-            block = largest
+    table = pa_csv.read_csv(
+        pa.py_buffer(text) if isinstance(text, bytes) else text,
+        read_options=pa_csv.ReadOptions(column_names=names, block_size=_csv_block(text)),
+        parse_options=pa_csv.ParseOptions(
+            delimiter=" ", quote_char=False, double_quote=False, escape_char=False
+        ),
+        convert_options=pa_csv.ConvertOptions(
+            column_types=types,
+            include_columns=names[:n],
+            null_values=[],
+            true_values=[],
+            false_values=[],
+            strings_can_be_null=False,
+        ),
+    )
     if any(_shortest(table.column(name)) == 0 for name in names[:n]):
         return None
     return pa.table({name: _as_text(table.column(name)) for name in kept})
+
+
+def _csv_block(text: bytes | str) -> int:
+    """The bytes Arrow parses at a time in ``text`` (the text or a file's name).
+
+    Blocks are parsed in parallel: a small file in a few blocks, a large one in many. A
+    line longer than a block makes Arrow fail, and after such a failure in a parallel
+    parse Arrow before version 23 can hang on a later call. So no line is allowed to be
+    that long: every quarter of a block must hold a line end (no line is then longer
+    than half a block), else the text is parsed as one block.
+    """
+    size = len(text) if isinstance(text, bytes) else os.path.getsize(text)
+    block = min(max(size // 8, _SMALLEST_CSV_BLOCK), _CSV_BLOCK)
+    if size <= block:  # one block whatever its lines
+        return block
+    quarter = max(block // 4, 1)
+    with contextlib.ExitStack() as stack:
+        if isinstance(text, bytes):
+            view: bytes | mmap.mmap = text
+        else:  # only the pages around each quarter's first line end are read
+            handle = stack.enter_context(open(text, "rb"))
+            view = stack.enter_context(mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ))
+        starts = range(0, size - quarter + 1, quarter)
+        if all(view.find(b"\n", start, start + quarter) >= 0 for start in starts):
+            return block
+    return min(size + 1, 2**31 - 1)
 
 
 def _shortest(field: pa.ChunkedArray) -> int | None:

@@ -242,16 +242,55 @@ def test_encoding_argument_reads_other_encodings(tmp_path):
     assert pdireval.read_run(io.StringIO("q Q0 中文 1 1 t\n"))["doc"].tolist() == ["中文"]
 
 
-def test_files_that_need_several_parser_blocks(monkeypatch, tmp_path: Path):
-    # tiny blocks: rows cross block boundaries, and a line longer than a block is read
+def tiny_blocks(monkeypatch) -> list[int]:
+    """Blocks of 256 bytes; the block sizes Arrow is asked to parse with, as it is asked."""
     for constant in ("_BLOCK", "_CSV_BLOCK", "_SMALLEST_CSV_BLOCK"):
-        monkeypatch.setattr(trec_io, constant, 64)
+        monkeypatch.setattr(trec_io, constant, 256)
+    blocks: list[int] = []
+    parse = trec_io.pa_csv.read_csv
+
+    def recorded(source, *, read_options, **options):
+        blocks.append(read_options.block_size)
+        return parse(source, read_options=read_options, **options)
+
+    monkeypatch.setattr(trec_io.pa_csv, "read_csv", recorded)
+    return blocks
+
+
+@pytest.mark.parametrize("long_line", [False, True], ids=["short lines", "a long line"])
+def test_files_that_need_several_parser_blocks(monkeypatch, tmp_path: Path, long_line: bool):
+    # rows cross the boundaries of tiny blocks; a line longer than a block is read whole
+    # in one block, as Arrow would fail on it (and can hang later, before version 23)
+    blocks = tiny_blocks(monkeypatch)
     lines = [f"q{i // 7} Q0 d{i} {i} {i / 3!r} run\n" for i in range(500)]
-    lines[123] = f"q17 Q0 {'x' * 1000} 1 0.5 run\n"
+    if long_line:
+        lines[123] = f"q17 Q0 {'x' * 1000} 1 0.5 run\n"
     data = "".join(lines).encode()
     pd.testing.assert_frame_equal(pdireval.read_run(io.BytesIO(data)), expected_run(data))
     (tmp_path / "run").write_bytes(data)  # parsed from disk
     pd.testing.assert_frame_equal(pdireval.read_run(tmp_path / "run"), expected_run(data))
+    assert blocks == [len(data) + 1] * 2 if long_line else blocks == [256, 256]
+
+
+@given(
+    lengths=st.lists(st.integers(0, 600), min_size=1, max_size=60),
+    ends_with_line_end=st.booleans(),
+)
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_no_line_is_longer_than_half_a_parser_block(
+    monkeypatch, tmp_path: Path, lengths: list[int], ends_with_line_end: bool
+):
+    # Arrow is never given a line that does not fit in its block: parsed in several
+    # blocks only when every line (with its line end) fits in half of one
+    tiny_blocks(monkeypatch)
+    text = b"\n".join(b"x" * length for length in lengths) + (b"\n" if ends_with_line_end else b"")
+    (tmp_path / "text").write_bytes(text)
+    longest = max(len(line) + 1 for line in text.split(b"\n"))
+    for source in (text, str(tmp_path / "text")):
+        block = trec_io._csv_block(source)
+        assert block > len(text) or 2 * longest <= block
 
 
 def test_duplicate_line_is_refused():
