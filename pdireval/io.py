@@ -308,9 +308,9 @@ def _csv_block(text: bytes | str) -> int:
     """The bytes Arrow parses at a time in ``text`` (the text or a file's name).
 
     Blocks are parsed in parallel: a small file in a few blocks, a large one in many. A
-    line longer than a block makes Arrow fail, and after such a failure in a parallel
-    parse Arrow before version 23 can hang on a later call. So no line is allowed to be
-    that long: every quarter of a block must hold a line end (no line is then longer
+    line longer than a block makes Arrow fail, and after such failures in parallel
+    parses Arrow (15 to 23 at least) can hang or abort on a later call. So no line may
+    be that long: every quarter of a block must hold a line end (no line is then longer
     than half a block), else the text is parsed as one block.
     """
     size = len(text) if isinstance(text, bytes) else os.path.getsize(text)

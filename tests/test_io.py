@@ -260,7 +260,7 @@ def tiny_blocks(monkeypatch) -> list[int]:
 @pytest.mark.parametrize("long_line", [False, True], ids=["short lines", "a long line"])
 def test_files_that_need_several_parser_blocks(monkeypatch, tmp_path: Path, long_line: bool):
     # rows cross the boundaries of tiny blocks; a line longer than a block is read whole
-    # in one block, as Arrow would fail on it (and can hang later, before version 23)
+    # in one block, as Arrow would fail on it (and some versions hang later)
     blocks = tiny_blocks(monkeypatch)
     lines = [f"q{i // 7} Q0 d{i} {i} {i / 3!r} run\n" for i in range(500)]
     if long_line:
