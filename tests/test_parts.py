@@ -8,6 +8,7 @@ of their own, levels in the order run, judge, collection, seed, query.
 from __future__ import annotations
 
 import re
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -60,7 +61,9 @@ def frames_with_parts(draw: st.DrawFn) -> tuple[pd.DataFrame, list[str]]:
                 piece["seed"] = seed
             pieces.append(piece)
     kept = [piece for piece in pieces if len(piece)] or pieces[:1]  # pandas 2: no empty ones
-    return pd.concat(kept, ignore_index=True), roles
+    with warnings.catch_warnings():  # pandas 2.2 on a piece whose labels are all missing
+        warnings.filterwarnings("ignore", "The behavior of DataFrame concatenation", FutureWarning)
+        return pd.concat(kept, ignore_index=True), roles
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
