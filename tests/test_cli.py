@@ -187,6 +187,46 @@ def test_python_dash_m_and_console_entry_point():
     assert "QRELS" not in result.stderr
 
 
+def test_the_console_command_writes_everything_and_runs_exit_handlers(capsys, tmp_path):
+    # the command leaves without tearing the interpreter down: its output must still be
+    # whole, its status main's, and exit handlers (here a --load module's) must still run
+    lines = [f"q{i // 50} Q0 d{i} {i % 50 + 1} {-i} r\n" for i in range(5000)]
+    (tmp_path / "run").write_text("".join(lines))
+    (tmp_path / "qrels").write_text("".join(f"q{i} 0 d{50 * i} 1\n" for i in range(100)))
+    (tmp_path / "bye.py").write_text(
+        "import atexit, pathlib\natexit.register(pathlib.Path('exited').write_text, 'yes')\n"
+    )
+    arguments = ["-q", "-m", "all_trec", "--load", "bye.py", "qrels", "run"]
+    done = subprocess.run(
+        [sys.executable, "-m", "pdireval", *arguments],
+        capture_output=True, text=True, cwd=tmp_path, check=False, timeout=300,
+    )  # fmt: skip
+    monkeypatch = pytest.MonkeyPatch()
+    with monkeypatch.context() as patched:
+        patched.chdir(tmp_path)
+        assert main(arguments) == 0
+    assert done.returncode == 0, done.stderr
+    assert len(done.stdout) > 100_000  # more than a pipe holds at once
+    assert done.stdout == capsys.readouterr().out
+    assert (tmp_path / "exited").read_text() == "yes"
+    buffered = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    summary = subprocess.run(  # a few lines: still in the buffer when the command ends
+        [sys.executable, "-m", "pdireval", "qrels", "run"],
+        capture_output=True, text=True, cwd=tmp_path, check=True, timeout=300, env=buffered,
+    )  # fmt: skip
+    with monkeypatch.context() as patched:
+        patched.chdir(tmp_path)
+        assert main(["qrels", "run"]) == 0
+    assert summary.stdout == capsys.readouterr().out
+    assert summary.stdout.startswith("runid")
+    refused = subprocess.run(
+        [sys.executable, "-m", "pdireval", "qrels", "bye.py"],
+        capture_output=True, text=True, cwd=tmp_path, check=False, timeout=300,
+    )  # fmt: skip
+    assert refused.returncode == 1
+    assert "pdireval: error:" in refused.stderr
+
+
 # ----------------------------------------------------------------- corners found against trec_eval
 
 QRELS_J = "1 0 a 1\n1 0 b 0\n2 0 x 0\n3 0 y 1\n3 0 z 2\n"
