@@ -318,13 +318,14 @@ def _csv_block(text: bytes | str) -> int:
     if size <= block:  # one block whatever its lines
         return block
     quarter = max(block // 4, 1)
-    with contextlib.ExitStack() as stack:
+    starts = range(0, size - quarter + 1, quarter)
+    # a file that cannot be mapped is parsed as one block, which is always safe
+    with contextlib.suppress(OSError, ValueError), contextlib.ExitStack() as stack:
         if isinstance(text, bytes):
             view: bytes | mmap.mmap = text
         else:  # only the pages around each quarter's first line end are read
             handle = stack.enter_context(open(text, "rb"))
             view = stack.enter_context(mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ))
-        starts = range(0, size - quarter + 1, quarter)
         if all(view.find(b"\n", start, start + quarter) >= 0 for start in starts):
             return block
     return min(size + 1, 2**31 - 1)

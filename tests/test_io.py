@@ -272,6 +272,20 @@ def test_files_that_need_several_parser_blocks(monkeypatch, tmp_path: Path, long
     assert blocks == [len(data) + 1] * 2 if long_line else blocks == [256, 256]
 
 
+def test_a_file_that_cannot_be_mapped_is_parsed_as_one_block(monkeypatch, tmp_path: Path):
+    blocks = tiny_blocks(monkeypatch)
+
+    def unmappable(*args, **kwargs):
+        msg = "this file system cannot map files"
+        raise OSError(msg)
+
+    monkeypatch.setattr(trec_io.mmap, "mmap", unmappable)
+    data = "".join(f"q{i // 7} Q0 d{i} {i} {i / 3!r} run\n" for i in range(500)).encode()
+    (tmp_path / "run").write_bytes(data)
+    pd.testing.assert_frame_equal(pdireval.read_run(tmp_path / "run"), expected_run(data))
+    assert blocks == [len(data) + 1]
+
+
 @given(
     lengths=st.lists(st.integers(0, 600), min_size=1, max_size=60),
     ends_with_line_end=st.booleans(),
