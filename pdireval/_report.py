@@ -353,7 +353,8 @@ class Report:
         ]
         flat = self.per_query.copy()
         flat.columns = names
-        return flat.reset_index()
+        # a run may be named "metric" or "query": its column follows the key columns
+        return flat.reset_index(allow_duplicates=True)
 
     # --- renderings -----------------------------------------------------------------------
 

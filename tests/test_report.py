@@ -293,3 +293,22 @@ def test_report_errors() -> None:
         one.ireval.report("AP")
     with pytest.raises(pdireval.MetricError, match="test='x'"):
         toy().ireval.report("AP", test="x")
+
+
+def test_runs_named_like_the_key_columns(tmp_path) -> None:
+    """Runs named "metric" and "query" get columns of their own after the key columns,
+    in the flat table and in every rendering that holds it."""
+    f = toy().replace({"run": {"system1": "metric", "system2": "query"}})
+    report = f.ireval.report(["AP", "P@2"])
+    flat = report.per_query_flat()
+    assert list(flat.columns) == ["metric", "query", "metric", "query", "query - metric"]
+    assert flat.iloc[:, 0].isin(["AP", "P@2"]).all()
+    values = report.per_query.xs("value", axis=1, level=0)
+    np.testing.assert_allclose(flat.iloc[:, 2:4].to_numpy(), values.to_numpy())
+    assert "| metric | query | metric | query | query - metric |" in report.to_markdown(
+        per_query=True
+    )
+    assert "topic1" in report.to_html()
+    report.to_excel(tmp_path / "report.xlsx")
+    per_query = pd.read_csv(report.to_csv(tmp_path / "csv")[2])
+    np.testing.assert_allclose(per_query.iloc[:, 2:].to_numpy(), flat.iloc[:, 2:].to_numpy())
