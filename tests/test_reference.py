@@ -17,7 +17,7 @@ from collections.abc import Iterator
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from strategies import long_frames
 
@@ -141,6 +141,9 @@ def test_match_pairs_agree(run_rows: list, judged: list, run_dtype: str, qrels_d
         _as([q for q, _ in run_rows], run_dtype), _as([d for _, d in run_rows], run_dtype)
     )
     query, doc = _as([q for q, _ in judged], qrels_dtype), _as([d for _, d in judged], qrels_dtype)
+    # pandas 2.2 makes "a\x00" and "a" one category: the judgments would then repeat a pair,
+    # which the duplicate check refuses long before pairs are matched
+    assume(len(set(zip(query.astype(object), doc.astype(object), strict=True))) == len(judged))
     convert = (run.query.dtype != query.dtype, run.doc.dtype != doc.dtype)
     with _routes(data):
         doc_keys = keys.id_keys(doc)
