@@ -69,6 +69,7 @@ if TYPE_CHECKING:
         spearman,
         system_correlation,
         tau_ap,
+        tau_ap_b,
     )
     from pdireval.fusion import fuse, fusion_fit, normalize, optimize_fusion
     from pdireval.io import read_qrels, read_queries, read_run, write_qrels, write_run
@@ -115,7 +116,15 @@ _LOADED_WHEN_USED = {
     },
     **{
         name: ("pdireval.correlation", name)
-        for name in ("kendall", "rank_correlation", "spearman", "system_correlation", "tau_ap")
+        for name in (
+            "kendall",
+            "rank_correlation",
+            "spearman",
+            "system_correlation",
+            "tau_ap",
+            "tau_ap_b",
+            "tau_ap_b",
+        )
     },
     **{
         name: ("pdireval.io", name)
@@ -231,6 +240,7 @@ __all__ = [
     "swap_rate",
     "system_correlation",
     "tau_ap",
+    "tau_ap_b",
     "tie_groups",
     "tukey_hsd",
     "typing",

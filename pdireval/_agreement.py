@@ -29,6 +29,7 @@ import pandas as pd
 from pdireval._errors import MetricError, SchemaError
 from pdireval._prepare.checks import labels_of
 from pdireval._prepare.columns import as_column_map
+from pdireval._prepare.ids import same_kind
 
 if TYPE_CHECKING:
     from pdireval.typing import ColumnsLike
@@ -102,6 +103,11 @@ def _frames(
     if not names:
         msg = "no judgments given: pass a {judge: qrels frame} mapping with two judges or more"
         raise SchemaError(msg)
+    judges = list(judgments)
+    for role, ids in (("query", queries), ("doc", docs)):
+        same_kind(
+            [(f"the judgments of judge {j!r}", i) for j, i in zip(judges, ids, strict=True)], role
+        )
     return (
         pd.concat(queries, ignore_index=True),
         pd.concat(docs, ignore_index=True),

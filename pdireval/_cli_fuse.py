@@ -15,12 +15,9 @@ import argparse
 import sys
 
 from pdireval._errors import PdirevalError
+from pdireval.cli import FUSE_USAGE, _InputError, _UsageError, read_trec_file
 
 __all__ = ["main"]
-
-
-class _UsageError(Exception):
-    pass
 
 
 class _Parser(argparse.ArgumentParser):
@@ -71,7 +68,9 @@ def _weights(text: str | None) -> list[float] | None:
 def main(argv: list[str]) -> int:
     """Fuse the run files named in ``argv`` (the arguments after ``fuse``); exit status.
 
-    0 when done, 1 for bad input (a file or value pdireval refuses), 2 for bad usage.
+    0 when done, 1 for bad input (a file or value pdireval refuses), 2 for bad usage or an
+    empty run file, 7 for a run file without a result line (blank lines or comments only):
+    a run file is refused as ``pdireval QRELS RUN`` refuses it.
 
     Examples
     --------
@@ -99,7 +98,10 @@ def main(argv: list[str]) -> int:
         from pdireval.fusion import fuse
         from pdireval.io import read_run, write_run
 
-        runs = {path: read_run(path).drop(columns="run") for path in args.runs}
+        runs = {
+            path: read_trec_file(path, "run", read_run, FUSE_USAGE).drop(columns="run")
+            for path in args.runs
+        }
         params = {p: getattr(args, p) for p in ("k", "gamma", "sigma", "phi")}
         fused = fuse(
             runs,
@@ -120,6 +122,9 @@ def main(argv: list[str]) -> int:
     except _UsageError as error:
         print(f"pdireval fuse: error: {error}", file=sys.stderr)
         return 2
+    except _InputError as error:  # as the evaluating command refuses the file
+        print(f"pdireval fuse: error: {error}", file=sys.stderr)
+        return error.status
     except (PdirevalError, ValueError, OSError) as error:
         print(f"pdireval fuse: {error}", file=sys.stderr)
         return 1

@@ -28,7 +28,7 @@ from pdireval._cli_measures import (
 )
 from pdireval._errors import SchemaError
 from pdireval._prepare.merge import merge_qrels
-from pdireval.cli import _UsageError
+from pdireval.cli import USAGE, _InputError, _UsageError, read_trec_file
 from pdireval.io import _run_lines, read_qrels, read_run
 from pdireval.metrics import parse_metric
 
@@ -168,7 +168,10 @@ def _summarise(
                 elif m.summary == "sum":
                     row[m.name] = round(math.fsum(column))
                 elif m.summary == "gmean":
-                    logs = np.log(np.maximum(column[seen], 1e-5))
+                    # the C library's log, as trec_eval's (numpy's may differ in the last bit)
+                    logs = np.array(
+                        [math.log(v if v > 1e-5 else 1e-5) for v in column[seen].tolist()]
+                    )
                     total = add(logs) + np.count_nonzero(~seen) * math.log(1e-5)
                     row[m.name] = math.exp(total / len(column))
                 else:
@@ -224,8 +227,8 @@ def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame, pd.Mult
     by the tag of its last line (trec_eval's ``runid``), or by its file name when two files
     end with the same tag.
     """
-    qrels = _reading(args.qrels, read_qrels)
-    read = [_reading(path, _run_without_duplicate_check) for path in args.runs]
+    qrels = _reading(args.qrels, _qrels_file)
+    read = [_reading(path, _run_file) for path in args.runs]
     runs = [run for run, _ in read]
     # a run is named by its last line's tag (trec_eval's runid), an empty one by its file
     names = [tag or Path(path).name for (_, tag), path in zip(read, args.runs, strict=True)]
@@ -235,6 +238,7 @@ def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame, pd.Mult
             msg = f"two runs share the tag and the file name {names}; rename one"
             raise _UsageError(msg)
     queries = [run["query"].unique().astype(object) for run in runs]
+    _refuse_unjudged_runs(queries, qrels, args)
     retrieved = pd.MultiIndex.from_arrays(
         [
             np.repeat(np.asarray(names, dtype=object), [len(ids) for ids in queries]),
@@ -247,6 +251,40 @@ def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame, pd.Mult
     frame["run"] = pd.Categorical.from_codes(which, dtype=pd.CategoricalDtype(names))
     _note_unjudged(np.unique(np.concatenate(queries)), qrels)
     return frame, qrels, retrieved
+
+
+def _refuse_unjudged_runs(
+    queries: list[np.ndarray], qrels: pd.DataFrame, args: argparse.Namespace
+) -> None:
+    """Refuse a run none of whose queries has judgments, as trec_eval refuses it (status
+    7: no query with both results and judgments) -- among several runs too, where it
+    would otherwise leave the table without a word.
+    """
+    judged = pd.Index(qrels["query"].unique())
+    for path, ids in zip(args.runs, queries, strict=True):
+        if not judged.isin(ids).any():
+            msg = (
+                f"no query of run file '{path}' has judgments in '{args.qrels}' (the run's "
+                f"{_some(ids)}; the qrels' {_some(judged.to_numpy())}): both files must use "
+                "the same query ids"
+            )
+            raise _InputError(msg, 7)
+
+
+def _some(ids: np.ndarray) -> str:
+    """``3 queries, e.g. ['1', '10', '2']``: how many ids, and the first few as strings."""
+    texts = sorted(map(str, ids))
+    return f"{len(texts):,} {'query' if len(texts) == 1 else 'queries'}, e.g. {texts[:3]}"
+
+
+def _qrels_file(path: str) -> pd.DataFrame:
+    """The qrels file, refused where trec_eval refuses it (see ``cli.read_trec_file``)."""
+    return read_trec_file(path, "qrels", read_qrels, USAGE)
+
+
+def _run_file(path: str) -> tuple[pd.DataFrame, str | None]:
+    """A run file, refused where trec_eval refuses it (see ``cli.read_trec_file``)."""
+    return read_trec_file(path, "run", _run_without_duplicate_check, USAGE)
 
 
 def _note_unjudged(queries: np.ndarray, qrels: pd.DataFrame) -> None:

@@ -11,7 +11,7 @@ test or a t interval is computed.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from typing import cast
 
 import numpy as np
@@ -19,6 +19,7 @@ import pandas as pd
 
 from pdireval._errors import MetricError, SchemaError
 from pdireval._levels import Levels
+from pdireval._matrices import Evaluated, aligned, blocks, in_order, runs_of
 from pdireval._options import Significance
 from pdireval._significance import adjust_pvalues, paired_statistics
 from pdireval.typing import Baseline
@@ -51,62 +52,6 @@ RISK_COLUMNS = ("urisk", "trisk")
 _SHOWN = 10  # query ids listed in an error message
 
 
-def _runs_of(table: pd.DataFrame, action: str) -> list[Hashable]:
-    """The runs of a per-query table; at least two, else :class:`SchemaError`."""
-    if not isinstance(table.index, pd.MultiIndex):
-        msg = (
-            f"{action} needs a frame with a run column and at least two runs; this frame has "
-            "no run column (name it 'run' or map it with df.ireval(run='<column>'))"
-        )
-        raise SchemaError(msg)
-    runs = list(table.index.get_level_values(0).unique())
-    if len(runs) < 2:
-        msg = (
-            f"{action} needs at least two runs; the run column holds only {runs}. "
-            "Put the runs to compare in one frame (pd.concat, then pdireval.merge_qrels)"
-        )
-        raise SchemaError(msg)
-    return runs
-
-
-def _aligned(table: pd.DataFrame, label: str, block: str = "") -> pd.DataFrame:
-    """Query x run values of one metric; refuse queries that some runs lack.
-
-    Queries without a value for every run (all NaN: unjudged under ``queries="all"``)
-    are left out, as :func:`pdireval.summary` skips them. ``block`` says where the
-    table comes from (``in dataset='c1'``) for the messages.
-    """
-    prefix = f"{block}: " if block else ""
-    wide = table[label].unstack(level=0)
-    missing = wide.isna()
-    partial = missing.any(axis=1) & ~missing.all(axis=1)
-    if partial.any():
-        queries = list(wide.index[partial])
-        lacking = [run for run in wide.columns if missing.loc[partial, run].any()]
-        shown = queries[:_SHOWN] + (["..."] if len(queries) > _SHOWN else [])
-        where = f"{len(queries)} quer{'y' if len(queries) == 1 else 'ies'}"
-        undefined = table[label].unstack(level=0, fill_value=0).isna()  # NaN values, not rows
-        if undefined.loc[partial].any().any():  # the rows exist: the metric is undefined there
-            msg = prefix + (
-                f"{label} is undefined (NaN) for runs {lacking} on {where} where other runs "
-                f"have a value: {shown}. A paired test needs a value of every run on every "
-                f"query: compare a metric defined everywhere, or drop those queries first"
-            )
-            raise SchemaError(msg)
-        msg = prefix + (
-            f"runs {lacking} have no {label} value for {where} that other runs have: {shown}. "
-            "Runs are compared on the same queries: evaluate with queries='judged' and give "
-            "every run the judgments of every query (pdireval.merge_qrels(run, qrels) does), "
-            "or remove those queries from the frame"
-        )
-        raise SchemaError(msg)
-    wide = wide.loc[~missing.all(axis=1)]
-    if wide.empty:
-        msg = f"{prefix}no query has a {label} value for the runs; nothing to compare"
-        raise SchemaError(msg)
-    return wide
-
-
 def _pairs(runs: list[Hashable], baseline: Baseline) -> list[tuple[Hashable, Hashable]]:
     """(run, baseline) pairs: all pairs for None, else every other run per baseline."""
     if baseline is None:
@@ -135,6 +80,7 @@ def compare_table(
     levels: Levels | None = None,
     *,
     risk_alpha: float | None = None,
+    runs: Sequence[Hashable] | None = None,
 ) -> pd.DataFrame:
     """Compare runs on a per-query table; see :func:`pdireval.compare`.
 
@@ -158,6 +104,9 @@ def compare_table(
         per-query difference with losses counted ``1 + risk_alpha`` times, and its t
         statistic, as :func:`pdireval.risk` computes them (per-query differences
         averaged over seeds).
+    runs : sequence of run ids, optional
+        The user's order of the runs (:func:`~pdireval._matrices.run_order`): the order
+        of the pairs, the earlier run of each pair its baseline. By default the table's.
 
     Returns
     -------
@@ -178,84 +127,19 @@ def compare_table(
     1  system2    P@5     1
     """
     risk = _risk_alpha(risk_alpha)
-    if levels is None or not levels.extra:
-        runs = _runs_of(table, "compare")
-        out = _compare_block(table, _pairs(runs, significance.baseline), significance, risk=risk)
-        return _adjusted(out, significance)
-    if levels.run is None:
-        msg = (
-            "compare needs a frame with a run column and at least two runs; this frame has "
-            "no run column (name it 'run' or map it with df.ireval(run='<column>'))"
-        )
-        raise SchemaError(msg)
-    clash = [name for name in levels.within if name in COMPARISON_COLUMNS]
-    if clash:
-        msg = (
-            f"the level(s) {clash} are named like columns of the comparison "
-            f"{list(COMPARISON_COLUMNS)}; rename those columns of the frame"
-        )
-        raise SchemaError(msg)
-    runs = _runs_of(table, "compare")
-    pairs = _pairs(runs, significance.baseline)
-    blocks = []
-    for key, part in _within(table, levels):
-        where = _where(levels.within, key)
-        present = set(part.index.get_level_values(0))
-        absent = [run for run in runs if run not in present]
-        if absent:
-            msg = (
-                f"runs {absent} have no rows {where}, where other runs have; runs are "
-                "compared within each judge and collection, so every run needs results "
-                "for each of them"
-            )
-            raise SchemaError(msg)
-        if levels.seed is not None:
-            _check_seeds(part, runs, levels.seed, where)
-        block = _compare_block(part, pairs, significance, levels.seed, where, risk)
-        for at, (name, value) in enumerate(zip(levels.within, key, strict=True)):
-            block.insert(at, name, value)
-        blocks.append(block)
-    out = pd.concat(blocks, ignore_index=True)
-    return _adjusted(out, significance, [*levels.within])
-
-
-def _within(table: pd.DataFrame, levels: Levels) -> list[tuple[tuple, pd.DataFrame]]:
-    """(judge, collection) key and the (run, [seed,] query) table of each, in table order."""
-    if not levels.within:
-        return [((), table)]
-    by = levels.within[0] if len(levels.within) == 1 else levels.within
+    if levels is None:
+        levels = Levels(query=table.index.names[-1], run=table.index.names[0])
+    found_runs = runs_of(table, "compare", levels)
+    found = Evaluated(table, levels, in_order(found_runs, list(runs) if runs else None))
+    pairs = _pairs(found.runs, significance.baseline)
     out = []
-    for key, part in table.groupby(level=by, sort=False, observed=True):
-        key = key if isinstance(key, tuple) else (key,)
-        out.append((key, part.droplevel(levels.within)))
-    return out
-
-
-def _where(names: list[Hashable], key: tuple) -> str:
-    """``in dataset='c1'``: where a block of the comparison is, for messages."""
-    if not names:
-        return "in the table"
-    return "in " + ", ".join(f"{name}={value!r}" for name, value in zip(names, key, strict=True))
-
-
-def _check_seeds(part: pd.DataFrame, runs: list[Hashable], seed: Hashable, where: str) -> None:
-    """Every run has every seed of the block, else :class:`SchemaError` naming them."""
-    pairs = pd.MultiIndex.from_arrays(
-        [part.index.get_level_values(0), part.index.get_level_values(part.index.names.index(seed))]
-    ).unique()
-    seeds = list(dict.fromkeys(pairs.get_level_values(1)))
-    have = {run: set() for run in runs}  # type: dict[Hashable, set]
-    for run, value in pairs:
-        have[run].add(value)
-    for run in runs:
-        missing = [value for value in seeds if value not in have[run]]
-        if missing:
-            msg = (
-                f"run {run!r} has no results for {seed}={missing[0]!r} {where} "
-                f"(missing {seed} values: {missing}), which other runs have; compare runs on "
-                f"the same {seed} values: add those results or drop that {seed} for every run"
+    for block in blocks(found, "compare"):
+        out.append(
+            block.labelled(
+                _compare_block(block.table, pairs, significance, levels.seed, block.where, risk)
             )
-            raise SchemaError(msg)
+        )
+    return _adjusted(pd.concat(out, ignore_index=True), significance, [*levels.within])
 
 
 def _compare_block(
@@ -269,7 +153,7 @@ def _compare_block(
     """The comparison of one (run, [seed,] query) table, p-values not yet adjusted."""
     blocks = []
     for label in table.columns:
-        wide = _aligned(table, label, where)
+        wide = aligned(table, label, where)
         left = _values(wide, [run for run, _ in pairs], seed, label, where)
         right = _values(wide, [base for _, base in pairs], seed, label, where)
         result = paired_statistics(left, right, significance)
@@ -348,7 +232,11 @@ def _risk_alpha(value: object) -> float | None:
 
 
 def per_query_table(
-    table: pd.DataFrame, metric: str | None = None, *, baseline: Hashable | None = None
+    table: pd.DataFrame,
+    metric: str | None = None,
+    *,
+    baseline: Hashable | None = None,
+    runs: Sequence[Hashable] | None = None,
 ) -> pd.DataFrame:
     """Query x run values of one metric with deltas to a baseline; see :func:`pdireval.per_query`.
 
@@ -360,6 +248,9 @@ def per_query_table(
         Column label of ``table``; may be omitted when the table has one column.
     baseline : run id, optional
         The run the others are compared to; the first run when omitted.
+    runs : sequence of run ids, optional
+        The runs' order (by default the table's): the first is the default baseline,
+        the others follow in this order.
 
     Returns
     -------
@@ -378,7 +269,7 @@ def per_query_table(
     topic2      0.2     0.4     0.2
     topic1      0.8     0.4    -0.4
     """
-    runs = _runs_of(table, "per_query")
+    runs = in_order(runs_of(table, "per_query"), list(runs) if runs else None)
     if metric is None:
         if table.shape[1] != 1:
             msg = f"the table has several metrics {list(table.columns)}; name one with metric="
@@ -389,7 +280,7 @@ def per_query_table(
         raise MetricError(msg)
     base = runs[0] if baseline is None else _pairs(runs, baseline)[0][1]
     others = [run for run in runs if run != base]
-    wide = _aligned(table, metric)[[base, *others]]
+    wide = aligned(table, metric)[[base, *others]]
     deltas = wide[others].sub(wide[base], axis=0)
     out = pd.concat({"value": wide, "delta": deltas}, axis=1, names=["stat", wide.columns.name])
     out = out.sort_values(by=("delta", others[0]), ascending=False, kind="stable")  # type: ignore[call-overload]

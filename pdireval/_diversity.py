@@ -59,57 +59,80 @@ def split(frame: pd.DataFrame, columns: ResolvedColumns) -> tuple[pd.DataFrame, 
     collapsed = frame.loc[first].drop(columns=subtopic).reset_index(drop=True)
     collapsed[rel] = grouped[rel].max().to_numpy()
     query_code = pd.factorize(frame[columns.query].to_numpy()[judged])[0].astype(np.int64)
-    subtopic_code = pd.factorize(frame[subtopic].to_numpy()[judged])[0].astype(np.int64)
+    subtopic_code = _sorted_codes(frame[subtopic].to_numpy()[judged])
     pair = query_code * (int(subtopic_code.max(initial=0)) + 1) + subtopic_code
-    codes = pd.factorize(pair)[0]  # one code per (query, subtopic)
+    # one code per (query, subtopic), a query's subtopics numbered in the order of their ids
+    codes = np.unique(pair, return_inverse=True)[1].astype(np.int64)
     numbers = pd.to_numeric(frame[rel], errors="coerce")
     labels = numbers.to_numpy(dtype=np.float64, na_value=np.nan)[judged]
-    return collapsed, Subtopics(row[judged], codes.astype(np.int64), labels)
+    rows = row[judged]
+    order = np.lexsort((codes, rows))  # each document's judgments in subtopic order
+    return collapsed, Subtopics(rows[order], codes[order], labels[order])
+
+
+def _sorted_codes(values: np.ndarray) -> np.ndarray:
+    """Codes of ``values`` numbered in the sorted order of the values (of their text when
+    they do not sort), so that the sums over a query's subtopics take one order whatever
+    the order of the frame's rows and whichever other runs and queries it holds.
+    """
+    codes, uniques = pd.factorize(values)
+    try:
+        rank = np.argsort(np.asarray(uniques), kind="stable")
+    except TypeError:  # ids of several types
+        rank = np.argsort(np.asarray(uniques).astype(str), kind="stable")
+    numbers = np.empty(len(rank), dtype=np.int64)
+    numbers[rank] = np.arange(len(rank))
+    return numbers[codes]
 
 
 def _discount(kind: str, depth: np.ndarray) -> np.ndarray:
     return 1.0 / np.log2(1.0 + depth) if kind == "log" else 1.0 / depth
 
 
-_SERIES_BLOCK = 1 << 20  # ranks summed at a time
+_FIRST_BLOCK, _LAST_BLOCK = 1 << 10, 1 << 20  # ranks summed at a time: doubling, capped
 
 
 def _rank_series(kind: str, alpha: float, k: int) -> float:
     """``sum over r = 1..k of (1 - alpha)^(r - 1) * discount(r)``, a block of ranks at a
-    time, and stopping where the rest cannot change a float64: after rank r the rest is
-    at most (1 - alpha)^r / alpha of the first term. A cutoff far beyond any ranking costs
-    no memory, and with alpha > 0 no time.
+    time (blocks doubling in size), and stopping where the rest cannot change a float64:
+    after rank r the rest is at most (1 - alpha)^r / alpha of the first term. A cutoff
+    far beyond any ranking costs no memory, and with alpha > 0 little time.
     """
-    total, start = 0.0, 1
+    total, start, block = 0.0, 1, _FIRST_BLOCK
     while start <= k:
-        ranks = np.arange(float(start), float(min(k, start + _SERIES_BLOCK - 1)) + 1.0)
+        ranks = np.arange(float(start), float(min(k, start + block - 1)) + 1.0)
         terms = (1.0 - alpha) ** (ranks - 1) * _discount(kind, ranks)
         total += float(np.sum(terms))
         start += len(ranks)
+        block = min(2 * block, _LAST_BLOCK)
         rest = (1.0 - alpha) ** (start - 1) / alpha if alpha > 0 else np.inf
         if rest <= total * 1e-17:
             break
     return total
 
 
-def _ideal_gains(
+def _ideal_values(
     group: np.ndarray,
     doc: np.ndarray,
     subtopic: np.ndarray,
     doc_order: np.ndarray,
     n_groups: int,
-    depth: int,
     alpha: float,
+    weights: np.ndarray,
 ) -> np.ndarray:
-    """(n_groups, depth) gains of the greedy ideal ranking of each group's relevant pairs.
+    """Per group, ``sum over ranks r of weights[r - 1] * G(r)`` of the greedy ideal
+    ranking of its relevant pairs, to ``len(weights)`` ranks.
 
     At each rank the document whose unseen-so-far subtopics gain most comes next
     (ties: the largest document id, as ndeval); a subtopic seen c times adds
     (1 - alpha)^c. ``doc`` numbers the candidate documents, ``doc_order`` ranks them
-    by id descending.
+    by id descending. Each group's value is summed rank by rank, in rank order, and a
+    rank without gain adds nothing: ranks past a group's last relevant document --
+    however many are asked for, and whatever the other groups need -- leave it as it
+    is, bit for bit.
     """
-    out = np.zeros((n_groups, depth))
-    if not len(doc) or depth == 0:
+    out = np.zeros(n_groups)
+    if not len(doc) or not len(weights):
         return out
     docs, pair_doc = np.unique(doc, return_inverse=True)
     doc_group = np.zeros(len(docs), dtype=np.int64)
@@ -120,21 +143,20 @@ def _ideal_gains(
     pair_doc = rank_of[pair_doc]
     doc_group = doc_group[order]
     starts = np.flatnonzero(np.r_[True, doc_group[1:] != doc_group[:-1]])
+    segment = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(docs)]))
     keys, pair_key = np.unique(group * (subtopic.max() + 1) + subtopic, return_inverse=True)
     seen = np.zeros(len(keys))
     chosen = np.zeros(len(docs), dtype=bool)
-    for step in range(depth):
-        weight = (1.0 - alpha) ** seen[pair_key]
-        gain = np.bincount(pair_doc, weights=weight, minlength=len(docs))
+    for weight in weights:
+        gain = np.bincount(pair_doc, weights=(1.0 - alpha) ** seen[pair_key], minlength=len(docs))
         gain[chosen] = -1.0
         best = np.maximum.reduceat(gain, starts)
         if not (best > 0).any():
             break
-        segment = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(docs)]))
         top = np.flatnonzero(gain >= best[segment] - 1e-12 * np.maximum(best[segment], 1.0))
         first = top[np.unique(segment[top], return_index=True)[1]]
         first = first[gain[first] > 0]
-        out[doc_group[first], step] = gain[first]
+        out[doc_group[first]] += gain[first] * weight  # one document per group and rank
         chosen[first] = True
         picked = np.isin(pair_doc, first)
         seen += np.bincount(pair_key[picked], minlength=len(keys))
@@ -184,10 +206,8 @@ def diversity_values(
                 return value if k == 1 else np.where(n_sub > 0, value / best_case, 0.0)
             # the ideal ranking holds the relevant documents only: deeper ranks add nothing
             depth = min(int(k), int(np.bincount(pair_group, minlength=1).max(initial=0)))
-            ranks = np.arange(1.0, depth + 1.0)
-            ideal = _ideal_gains(
-                pair_group, row, subtopic, doc_order, n_groups, depth, alpha
-            ) @ _discount(kind, ranks)
+            discounts = _discount(kind, np.arange(1.0, depth + 1.0))
+            ideal = _ideal_values(pair_group, row, subtopic, doc_order, n_groups, alpha, discounts)
             return np.where(ideal > 0, value / ideal, 0.0)
         if family == "P_IA":
             assert k is not None
@@ -213,8 +233,10 @@ def diversity_values(
         if beta < 1:  # ranks past beta^d < 1e-17 change nothing a float64 holds
             depth = min(depth, int(np.ceil(np.log(1e-17) / np.log(beta))) + 1)
         depth = max(depth, 1)
-        ideal = _ideal_gains(pair_group, row, subtopic, doc_order, n_groups, depth, alpha)
-        ideal_value = ideal @ (beta ** np.arange(depth)) * factor
+        patience = beta ** np.arange(depth)
+        ideal_value = (
+            _ideal_values(pair_group, row, subtopic, doc_order, n_groups, alpha, patience) * factor
+        )
         return np.where(n_sub > 0, value / ideal_value, np.nan)
 
 

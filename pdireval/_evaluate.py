@@ -9,6 +9,7 @@ kernel runs over the same prepared arrays, and the values are wrapped once.
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -24,6 +25,7 @@ from pdireval._prepare.matching import Matched, join_resolved
 from pdireval._prepare.merge import has_subtopics, merge_subtopics
 from pdireval._prepare.prepare import Prepared, positions, prepare, self_documents
 from pdireval.metrics import Metric
+from pdireval.metrics._define import QueryFailureError
 from pdireval.typing import ColumnsLike
 
 __all__ = [
@@ -70,11 +72,17 @@ def _judged(
     if qrels is None:
         return frame, resolved, None
     qrels_cols = as_column_map(qrels.columns).resolve(qrels.frame)
+    check = qrels.check_overlap
     if has_subtopics(qrels.frame, qrels_cols):
-        merged = merge_subtopics(frame, qrels.frame, resolved, qrels_cols)
+        merged = merge_subtopics(frame, qrels.frame, resolved, qrels_cols, check_overlap=check)
         return merged, as_column_map(columns).resolve(merged), None
     joined = join_resolved(
-        frame, qrels.frame, resolved, qrels_cols, whole=options.rel_threshold is None
+        frame,
+        qrels.frame,
+        resolved,
+        qrels_cols,
+        check_overlap=check,
+        whole=options.rel_threshold is None,
     )
     return frame, resolved, joined.matched(qrels.frame, qrels_cols)
 
@@ -130,7 +138,8 @@ def _per_query(
             )
         else:
             values[metric.label] = _compute(effective, ready)
-    return ready.table(values)
+    unjudged = frozenset(m.label for m in metrics if not m.family.needs_judgments)
+    return ready.table(values, unjudged)
 
 
 def relevance_level(rel: int, options: Evaluation) -> float:
@@ -221,24 +230,69 @@ def _diverse(
 
 
 def _compute(metric: Metric, ready: Prepared) -> np.ndarray:
-    """One metric's values; a floating-point overflow or invalid operation is an error."""
-    problem = ""
+    """One metric's values; a floating-point overflow or invalid operation is an error.
+
+    A metric of your own (:func:`pdireval.metrics.define`, ``define_per_query``) runs
+    with numpy's warnings as errors too, and what goes wrong in it -- a value that is no
+    number, a write into the read-only arrays, a floating-point failure -- is a
+    :class:`MetricError` naming the metric and, for a per-query function, the query.
+    Built-in metrics pay nothing for these checks.
+    """
+    yours = bool(getattr(metric.family, "user_defined", False))
     try:
         with np.errstate(over="raise", invalid="raise", divide="raise", under="ignore"):
-            values = metric.compute(ready.ranked, average=ready.average)
-        if np.isinf(values).any():
-            problem = "a value is infinite"
-    except FloatingPointError as error:
-        problem = str(error)
-    if problem:
-        largest = np.max(ready.ranked.judged_label, initial=0.0)
+            if not yours:
+                return metric.compute(ready.ranked, average=ready.average)
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", RuntimeWarning)
+                return metric.compute(ready.ranked, average=ready.average)
+    except QueryFailureError as failure:  # a per-query function, on one group
+        msg = failure.message(metric.label, _group_named(ready, failure.group))
+        raise MetricError(msg) from failure.__cause__
+    except MetricError:
+        raise
+    except (FloatingPointError, RuntimeWarning) as error:
+        msg = _floating_point_failure(metric, ready, error, yours)
+        raise MetricError(msg) from error
+    except ValueError as error:
+        if not (yours and "read-only" in str(error)):
+            raise
         msg = (
-            f"computing {metric.label} failed in floating point ({problem}); the largest "
-            f"relevance label is {largest:g}: use labels on a small graded scale, or a "
-            "gain mapping, so that gains stay finite"
+            f"your kernel of {metric.label} wrote into the prepared arrays ({error}); they "
+            "are read-only because every metric of the call reads them: compute into new "
+            "arrays, or a copy (e.g. labels = ranked.label.copy())"
         )
-        raise MetricError(msg)
-    return values
+        raise MetricError(msg) from error
+
+
+def _floating_point_failure(metric: Metric, ready: Prepared, error: Exception, yours: bool) -> str:
+    """The message of a kernel that failed in floating point (or, your own, warned)."""
+    if yours:
+        did = "warned" if isinstance(error, RuntimeWarning) else "failed in floating point"
+        return (
+            f"your kernel of {metric.label} {did} ({error}); evaluation "
+            "stops at overflow, division by zero and invalid operations (and at numpy's "
+            "warnings): divide only where the divisor is not zero, e.g. np.divide(a, b, "
+            "out=np.full_like(a, np.nan), where=b != 0) -- NaN is the value of a query "
+            "where the measure is undefined"
+        )
+    largest = np.max(ready.ranked.judged_label, initial=0.0)
+    return (
+        f"computing {metric.label} failed in floating point ({error}); the largest "
+        f"relevance label is {largest:g}: use labels on a small graded scale, or a gain "
+        "mapping, so that gains stay finite"
+    )
+
+
+def _group_named(ready: Prepared, group: int) -> str:
+    """A group's ids as a message names them: ``run 'bm25', query 'q2'``."""
+    index = ready.index
+    key = index[group]
+    ids = key if isinstance(index, pd.MultiIndex) else (key,)
+    return ", ".join(
+        f"{'query' if name is None else name} {value!r}"
+        for name, value in zip(index.names, ids, strict=True)
+    )
 
 
 def _refuse_missing_roles(

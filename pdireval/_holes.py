@@ -36,7 +36,7 @@ from pdireval._prepare.checks import labels_of
 from pdireval._prepare.columns import ResolvedColumns, as_column_map
 from pdireval._prepare.matching import join_resolved
 from pdireval._prepare.merge import has_subtopics
-from pdireval._prepare.prepare import grouped_positions
+from pdireval._prepare.prepare import grouped_positions, self_documents
 from pdireval.typing import QueryPolicy
 
 if TYPE_CHECKING:
@@ -113,15 +113,19 @@ def _read(
     qrels: pd.DataFrame | None,
     columns: ColumnsLike,
     qrels_columns: ColumnsLike,
+    ignore_self: bool = False,
 ) -> _Holes:
     """Positions, groups and judgments of every row of ``frame`` (a merged frame, or a
-    run with ``qrels``), with the checks evaluation makes.
+    run with ``qrels``), with the checks evaluation makes; ``ignore_self``: a document
+    equal to its query leaves its ranking, as evaluating with ``ignore_self=True`` does.
     """
     refuse_parts(frame, columns, None if qrels is None else Qrels(qrels, qrels_columns))
     resolved = as_column_map(columns).resolve(frame)
     _refuse_subtopics(frame, resolved, "the frame's rows")
     # trec_eval's order (ids and ranks checked), and the (run, query) groups
     position, group, index = grouped_positions(frame, resolved)
+    if _flag("ignore_self", ignore_self):
+        position = _without_self(position, group, len(index), self_documents(frame, resolved))
     if qrels is None:
         resolved.require_labels(frame)
         label = labels_of(frame[resolved.name("rel")], resolved.name("rel"), whole=False)
@@ -151,6 +155,26 @@ def _read(
     )
 
 
+def _flag(name: str, value: object) -> bool:
+    if not isinstance(value, bool | np.bool_):
+        msg = f"{name}= must be True or False, got {value!r} ({type(value).__name__})"
+        raise MetricError(msg)
+    return bool(value)
+
+
+def _without_self(
+    position: np.ndarray, group: np.ndarray, n_groups: int, self_rows: np.ndarray
+) -> np.ndarray:
+    """Positions with each ranking's self document (at most one per ranking, documents
+    being unique in it) taken out and the documents below it moved up one place.
+    """
+    self_rows = self_rows & ~np.isnan(position)
+    at = np.full(n_groups, np.inf)
+    at[group[self_rows]] = position[self_rows]
+    moved = position - (at[group] < position)
+    return np.where(self_rows, np.nan, moved)
+
+
 def _hole_table(read: _Holes, rows: np.ndarray) -> pd.DataFrame:
     frame, resolved = read.frame, read.resolved
     query, doc = resolved.name("query"), resolved.name("doc")
@@ -174,6 +198,7 @@ def holes(
     columns: ColumnsLike = None,
     qrels_columns: ColumnsLike = None,
     queries: QueryPolicy = "judged",
+    ignore_self: bool = False,
 ) -> pd.DataFrame:
     """The unjudged documents in the top k of every ranking: the holes in the judgments.
 
@@ -193,6 +218,10 @@ def holes(
         ``"judged"`` and ``"retrieved"`` (default ``"judged"``): the holes of the queries
         with at least one judgment, the queries evaluation reports; ``"all"``: also
         those of queries nobody judged.
+    ignore_self : bool
+        Leave the document whose id equals its query id out of each ranking, as
+        evaluating with ``ignore_self=True`` does: it is no hole, and the documents
+        below it move up one place.
 
     Returns
     -------
@@ -243,7 +272,7 @@ def holes(
     dtype: int64
     """
     k = _checked_k(k)
-    read = _read(frame, qrels, columns, qrels_columns)
+    read = _read(frame, qrels, columns, qrels_columns, ignore_self)
     return _hole_table(read, read.hole_rows(k, _checked_queries(queries)))
 
 
@@ -255,12 +284,13 @@ def hole_counts(
     columns: ColumnsLike = None,
     qrels_columns: ColumnsLike = None,
     queries: QueryPolicy = "judged",
+    ignore_self: bool = False,
 ) -> pd.DataFrame:
     """How many of the top k documents of each ranking are holes (unjudged).
 
     Parameters
     ----------
-    frame, k, qrels, columns, qrels_columns, queries
+    frame, k, qrels, columns, qrels_columns, queries, ignore_self
         As for :func:`holes`.
 
     Returns
@@ -291,7 +321,7 @@ def hole_counts(
     """
     k = _checked_k(k)
     queries = _checked_queries(queries)
-    read = _read(frame, qrels, columns, qrels_columns)
+    read = _read(frame, qrels, columns, qrels_columns, ignore_self)
     n = len(read.index)
     retrieved = ~np.isnan(read.position) & (np.nan_to_num(read.position) <= k)
     retrieved &= read.in_scope(queries)
@@ -487,7 +517,7 @@ def bounds(
     observed = evaluate(
         frame, metrics, columns=columns, qrels=qrels, qrels_columns=qrels_columns, **options
     )
-    read = _read(frame, qrels, columns, qrels_columns)
+    read = _read(frame, qrels, columns, qrels_columns, ignore_self)
     rows = read.hole_rows(k, "judged")  # an unjudged query stays unjudged
     if qrels is None:
         _refuse_labels_per_run(read)

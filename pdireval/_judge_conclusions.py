@@ -6,6 +6,7 @@ which pairwise significance conclusions change.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -31,12 +32,19 @@ class JudgeConclusions:
     reference : hashable
         The judge the others are held against.
     scores : DataFrame
-        Mean of each metric per run (rows) and (judge, metric) (columns).
+        Mean of each metric per run (rows, in the runs' order: as they first appear in
+        the frame, or a categorical's categories) and (judge, metric) (columns).
     agreement : DataFrame
-        Per (judge, metric), the judges other than the reference: Kendall's tau and
-        tau_AP between the run orderings of that judge and the reference's (tau_AP
-        weighs disagreement among the reference's best runs most; Yilmaz, Aslam &
-        Robertson 2008), and the number of pairwise conclusions that changed.
+        Per (judge, metric), the judges other than the reference: ``kendall``
+        (Kendall's tau-b), ``tau_ap`` and ``tau_ap_b`` between the run ordering of that
+        judge and the reference's, ``changed`` (how many pairwise conclusions changed)
+        and ``pairs``. ``tau_ap`` (Yilmaz, Aslam & Robertson 2008) takes the
+        reference's ordering as the truth and walks down the judge's ordering, best
+        run first, so that a disagreement about the best runs costs most; it is
+        defined for orderings without ties and NaN where two runs tie on a mean under
+        either judge (P@10 on 50 topics often ties). ``tau_ap_b`` (Urbano & Marrero
+        2017) is the AP correlation of orderings with ties (symmetric; see
+        :func:`pdireval.correlation.tau_ap_b`).
     pairs : DataFrame
         Every pair of runs, metric and judge: the difference of means and the conclusion
         (``"better"``, ``"worse"`` or ``"not significant"``) under that judge and under
@@ -86,8 +94,8 @@ def judge_conclusions(
     Returns
     -------
     JudgeConclusions
-        ``scores``, ``agreement`` (Kendall's tau and tau_AP of each judge's run order
-        against the reference's, and how many conclusions changed) and ``pairs``
+        ``scores``, ``agreement`` (Kendall's tau, tau_AP and tau_AP,b of each judge's
+        run order against the reference's, and how many conclusions changed) and ``pairs``
         (every pairwise conclusion under each judge; ``flips`` keeps the changed ones).
 
     Raises
@@ -100,8 +108,11 @@ def judge_conclusions(
 
     Notes
     -----
-    Each judge's numbers are those of the run evaluated with that judge's qrels alone:
-    nothing is shared between judges. The conclusion for a pair is the sign of the
+    The run is evaluated once with every judge's labels (as ``qrels=`` with a judge
+    column evaluates it), so each judge's numbers are those of the run evaluated with
+    that judge's qrels alone; the comparisons, and their correction for multiple
+    comparisons, are made under each judge on its own. A frame with several
+    collections is refused: select one first. The conclusion for a pair is the sign of the
     difference when the (corrected) test finds it significant, else "not significant";
     a conclusion "flips" when another judge gives a different one (Voorhees 2000 asks
     the same of system orderings under different assessors).
@@ -118,20 +129,20 @@ def judge_conclusions(
     judge    human  strict
     metric      AP      AP
     run
-    medium  0.5756  0.6617
     strong  0.8781  0.8847
+    medium  0.5756  0.6617
     weak    0.2161  0.1894
     >>> found.agreement[["judge", "metric", "kendall", "changed"]]
         judge metric  kendall  changed
     0  strict     AP      1.0        0
     """
-    from pdireval.api import compare
-    from pdireval.correlation import kendall, tau_ap
+    from pdireval._comparison import compare_table
+    from pdireval._matrices import evaluated
+    from pdireval._options import split_options
+    from pdireval.correlation import kendall, tau_ap, tau_ap_b
 
-    qrels = _by_judge(qrels, options.get("qrels_columns"))
-    if options.get("qrels_columns") is not None:  # each judge's frame has no judge column
-        options["qrels_columns"] = as_column_map(options["qrels_columns"]).remap(judge=False)
-    judges = list(qrels)
+    columns = options.pop("columns", None)
+    judgments, judges = _by_judge(qrels, options.pop("qrels_columns", None))
     if len(judges) < 2:
         msg = (
             f"judge_conclusions needs two or more sets of judgments to compare, got "
@@ -143,25 +154,36 @@ def judge_conclusions(
         msg = f"reference={reference!r} is not one of the judges {judges}"
         raise SchemaError(msg)
     options = {key: value for key, value in options.items() if key != "baseline"}
+    evaluation, significance = split_options({**options, **judgments})
+    found = evaluated(run, metrics, columns, evaluation, "judge_conclusions")
+    found.refuse_more_than_one("collection", "judge_conclusions")
+    level = found.levels.judge
     compared = {
-        judge: compare(run, metrics, baseline=None, qrels=labels, **options)
-        for judge, labels in qrels.items()
+        judge: compare_table(
+            found.table.xs(judge, level=level, drop_level=True).pipe(pd.DataFrame),
+            significance,
+            dataclasses.replace(found.levels, judge=None),
+            runs=found.runs,
+        )
+        for judge in judges
     }
-    scores = _scores(compared)
+    scores = _scores(found, judges)
     pairs = _pairs(compared, reference)
     rows = []
     for judge in judges:
         if judge == reference:
             continue
-        for metric in scores.columns.get_level_values("metric").unique():
+        for metric in found.table.columns:
             theirs, ours = scores[(judge, metric)], scores[(reference, metric)]
             changed = pairs[(pairs["judge"] == judge) & (pairs["metric"] == metric)]
+            tied = theirs.duplicated().any() or ours.duplicated().any()
             rows.append(
                 {
                     "judge": judge,
                     "metric": metric,
                     "kendall": kendall(theirs, ours),
-                    "tau_ap": tau_ap(theirs, ours),
+                    "tau_ap": np.nan if tied else tau_ap(theirs, ours, descending=True),
+                    "tau_ap_b": tau_ap_b(theirs, ours, descending=True),
                     "changed": int(changed["flipped"].sum()),
                     "pairs": len(changed),
                 }
@@ -171,10 +193,26 @@ def judge_conclusions(
 
 def _by_judge(
     qrels: Mapping[Hashable, pd.DataFrame] | pd.DataFrame, columns: Any
-) -> Mapping[Hashable, pd.DataFrame]:
-    """A qrels frame with a judge column as one frame per judge (the column dropped)."""
+) -> tuple[dict[str, Any], list[Hashable]]:
+    """The judgments as ``qrels=``/``qrels_columns=`` options of one frame with a judge
+    column, and the judges in their order (a mapping's; a categorical's categories; else
+    as they first appear).
+    """
+    from pdireval._matrices import run_order
+    from pdireval._options import judgments_of
+
     if not isinstance(qrels, pd.DataFrame):
-        return qrels
+        if not isinstance(qrels, Mapping):
+            msg = (
+                "qrels must be a mapping of judge name to judgments, or one frame with a "
+                f"judge column; got {type(qrels).__name__}"
+            )
+            raise SchemaError(msg)
+        given = as_column_map(columns).remap(judge=False) if columns is not None else None
+        frame = judgments_of(dict(qrels), given) if qrels else None
+        names = list(qrels)
+        roles = None if given is None else given.remap(judge="judge")
+        return {"qrels": frame, "qrels_columns": roles}, names
     judge = as_column_map(columns).resolve(qrels).judge
     if judge is None:
         msg = (
@@ -183,36 +221,25 @@ def _by_judge(
             "(another name: qrels_columns={'judge': '<column>'})"
         )
         raise SchemaError(msg)
-    values = qrels[judge]
-    if values.isna().any():
+    if qrels[judge].isna().any():
         msg = f"the judge column {judge!r} has missing values; every judgment names its judge"
         raise SchemaError(msg)
-    names = values.cat.categories if isinstance(values.dtype, pd.CategoricalDtype) else None
-    order = list(values.unique()) if names is None else [n for n in names if (values == n).any()]
-    return {name: qrels[(values == name).to_numpy()].drop(columns=judge) for name in order}
+    return {"qrels": qrels, "qrels_columns": columns}, run_order(qrels, judge) or []
 
 
-def _scores(compared: Mapping[Hashable, pd.DataFrame]) -> pd.DataFrame:
-    """Mean per run and (judge, metric), from the comparisons' two sides."""
-    columns = {}
-    for judge, table in compared.items():
-        both = pd.concat(
-            [
-                table[["run", "metric", "mean"]],
-                table[["baseline", "metric", "baseline_mean"]].set_axis(
-                    ["run", "metric", "mean"], axis=1
-                ),
-            ]
-        ).drop_duplicates(["run", "metric"])
-        for metric, part in both.groupby("metric", sort=False):
-            columns[(judge, metric)] = part.set_index("run")["mean"]
-    if any(len(column) < 2 for column in columns.values()):
-        msg = "judge_conclusions needs two or more runs (a run column with two values)"
-        raise SchemaError(msg)
-    frame = pd.DataFrame(columns).sort_index()
-    frame.columns = pd.MultiIndex.from_tuples(list(columns), names=["judge", "metric"])
-    frame.index.name = "run"
-    return frame
+def _scores(found: Any, judges: list[Hashable]) -> pd.DataFrame:
+    """Mean of each metric per run (rows, in the runs' order) and (judge, metric)."""
+    levels = found.levels
+    means = found.table.groupby(level=[levels.run, levels.judge], observed=True).mean()
+    wide = means.unstack(level=levels.judge)  # columns (metric, judge)
+    wide.columns = wide.columns.set_names(["metric", "judge"])
+    wide = wide.swaplevel(axis=1)
+    order = [(judge, metric) for judge in judges for metric in found.table.columns]
+    frame = wide.reindex(
+        index=pd.Index(found.runs, name="run"),
+        columns=pd.MultiIndex.from_tuples(order, names=["judge", "metric"]),
+    )
+    return frame.astype(np.float64)
 
 
 def _conclusion(table: pd.DataFrame) -> np.ndarray:

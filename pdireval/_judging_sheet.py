@@ -10,9 +10,10 @@ whose ids were edited, added or removed.
 from __future__ import annotations
 
 import hashlib
-import io
 import math
 import re
+import zipfile
+import zlib
 from collections import Counter
 from collections.abc import Collection, Hashable, Iterable, Mapping
 from pathlib import Path
@@ -24,6 +25,7 @@ import pandas as pd
 from pdireval._errors import MissingDependencyError, SchemaError
 from pdireval._escape import excel_text
 from pdireval._prepare.columns import as_column_map
+from pdireval._prepare.ids import refuse_text_collisions
 from pdireval.typing import ColumnsLike
 
 __all__ = ["PLACEHOLDER", "read_judging_sheet", "write_judging_sheet"]
@@ -36,7 +38,8 @@ _TITLE = "pdireval judging sheet"
 _QUERY, _QUERY_TEXT, _DOC, _DOC_TEXT, _LABEL = "query", "query text", "doc", "doc text", "label"
 _TEXT_WIDTH = 60  # digit widths: a longer text wraps onto more lines
 _TO_FILL = "FFF2CC"  # the label column's fill: where the judge types
-_CELL_LIMIT = 32_767  # characters an Excel cell holds
+_CELL_LIMIT = 32_767  # characters an Excel cell holds (UTF-16 code units, as Excel counts)
+_ID_SHOWN = 40  # characters of a long id shown in a message
 _TEMPLATES = (".txt", ".qrels")
 _IDS_LINE = re.compile(r"^#\s*ids:\s*(\d+) documents, sha256 ([0-9a-f]{64})\s*$")
 _LABELS_LINE = re.compile(r"^#\s*labels:(.*)$")
@@ -84,6 +87,8 @@ def _pairs(holes: pd.DataFrame, columns: ColumnsLike) -> pd.DataFrame:
     resolved = as_column_map(columns).resolve(holes)
     resolved.require(holes, "query", "doc")
     query, doc = resolved.name("query"), resolved.name("doc")
+    for role, name in (("query", query), ("doc", doc)):
+        refuse_text_collisions([holes[name]], role, "the holes")
     pairs = holes[[query, doc]].drop_duplicates(ignore_index=True)
     texts = {role: [_text(v) for v in pairs[name]] for role, name in (("q", query), ("d", doc))}
     for role, name in (("q", query), ("d", doc)):
@@ -103,11 +108,15 @@ def _pairs(holes: pd.DataFrame, columns: ColumnsLike) -> pd.DataFrame:
 
 
 def _cell_text(text: str) -> str:
-    """A text as a cell can hold it: a text beyond Excel's limit is cut, visibly."""
-    if len(text) <= _CELL_LIMIT:
+    """A text as a cell can hold it: a text beyond Excel's limit (counted as Excel counts,
+    see :func:`_excel_length`) is cut, visibly.
+    """
+    if _excel_length(text) <= _CELL_LIMIT:
         return text
-    keep = _CELL_LIMIT - 40  # room for the note
-    return text[:keep] + f" … (cut: {len(text) - keep} more characters)"
+    room = _CELL_LIMIT - 40  # room for the note
+    units = text.encode("utf-16-le", "surrogatepass")[: 2 * room]
+    kept = units.decode("utf-16-le", "ignore")  # a character cut in two is dropped
+    return kept + f" … (cut: {len(text) - len(kept)} more characters)"
 
 
 def _texts(texts: object, what: str) -> dict[str, str]:
@@ -229,7 +238,9 @@ def write_judging_sheet(
     SchemaError
         A path with another ending, a missing id, texts for a TREC template (it has
         no place for them), an id a TREC file cannot hold (empty, with whitespace, a
-        query starting with ``#``), or ``labels`` that are not whole numbers.
+        query starting with ``#``), an id a workbook cannot hold (a control character,
+        or longer than the 32,767 characters of an Excel cell: write a TREC template),
+        or ``labels`` that are not whole numbers. Nothing is written then.
     MissingDependencyError
         An ``.xlsx`` path without openpyxl installed.
 
@@ -274,13 +285,56 @@ def write_judging_sheet(
         for value in pairs[f"{role}_text"]:
             if excel_text(value) != value:
                 msg = (
-                    f"{role} id {value!r} holds a control character, which an .xlsx cell "
-                    "cannot hold; write a TREC qrels template (.txt) instead"
+                    f"{role} id {_shown(value)} holds a control character, which an .xlsx "
+                    "cell cannot hold; write a TREC qrels template (.txt) instead"
                 )
                 raise SchemaError(msg)
+    _refuse_long_ids(pairs)
     _workbook(pairs, Path(path), _texts(query_texts, "query_texts"), _texts(doc_texts, "doc_texts"),
               allowed, show_texts=(query_texts is not None, doc_texts is not None))  # fmt: skip
     return Path(path)
+
+
+def _excel_length(text: str) -> int:
+    """The characters of ``text`` as Excel counts them: UTF-16 code units (a character
+    beyond the Basic Multilingual Plane, such as an emoji, counts twice).
+    """
+    if text.isascii():
+        return len(text)
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def _shown(value: str) -> str:
+    """An id for a message: its start when it is long."""
+    if len(value) <= _ID_SHOWN:
+        return repr(value)
+    return f"{value[:_ID_SHOWN]!r}..."
+
+
+def _refuse_long_ids(pairs: pd.DataFrame) -> None:
+    """Refuse an id longer than an Excel cell holds: a workbook would keep it cut.
+
+    openpyxl cuts a longer text to the limit without a word, and Excel cuts or refuses
+    it; a cut id would come back as another document.
+    """
+    for query, doc in zip(pairs["query_text"], pairs["doc_text"], strict=True):
+        for role, value in (("query", query), ("doc", doc)):
+            length = _excel_length(value)
+            if length <= _CELL_LIMIT:
+                continue
+            where = (
+                f"the query id {_shown(query)}"
+                if role == "query"
+                else f"the doc id {_shown(doc)} of query {_shown(query)}"
+            )
+            counted = "" if length == len(value) else " (counted as Excel counts them)"
+            msg = (
+                f"{where} is {length:,} characters long{counted}, and an Excel cell holds "
+                f"at most {_CELL_LIMIT:,}: the workbook would hold it cut, a different id. "
+                "Write a TREC qrels template instead (a path ending in .txt or .qrels), "
+                "which holds ids of any length"
+            )
+            raise SchemaError(msg)
 
 
 def _template(pairs: pd.DataFrame, allowed: tuple[int, ...] | None) -> str:
@@ -289,15 +343,16 @@ def _template(pairs: pd.DataFrame, allowed: tuple[int, ...] | None) -> str:
         for value in pairs[f"{role}_text"]:
             if not value or any(char.isspace() for char in value) or "\x00" in value:
                 msg = (
-                    f"{role} id {value!r} cannot be written to a TREC qrels file (empty, or "
-                    "holding whitespace or a NUL character); write an .xlsx judging sheet"
+                    f"{role} id {_shown(value)} cannot be written to a TREC qrels file "
+                    "(empty, or holding whitespace or a NUL character); write an .xlsx "
+                    "judging sheet"
                 )
                 raise SchemaError(msg)
     starts = [value for value in pairs["query_text"] if value.startswith("#")]
     if starts:
         msg = (
-            f"query id {starts[0]!r} starts with '#', which a TREC qrels file reads as a "
-            "comment; write an .xlsx judging sheet"
+            f"query id {_shown(starts[0])} starts with '#', which a TREC qrels file reads "
+            "as a comment; write an .xlsx judging sheet"
         )
         raise SchemaError(msg)
     texts = list(zip(pairs["query_text"], pairs["doc_text"], strict=True))
@@ -406,10 +461,14 @@ def read_judging_sheet(
         A label left empty (or the template's ``?``), a label that is not a whole
         number or not one of ``labels``; ids edited, added, removed or repeated (against
         the ids recorded in the sheet, and against ``holes``); a sheet without its
-        record of the ids and no ``holes`` to check against. Each message names the
-        rows or lines.
+        record of the ids and no ``holes`` to check against; an ``.xlsx`` file that is
+        not an Excel workbook (another file renamed, or one cut short). Each message
+        names the file, and the rows or lines.
     MissingDependencyError
         An ``.xlsx`` path without openpyxl installed.
+    OSError
+        The file cannot be read (missing, a directory, no permission); the message
+        names the path.
 
     Examples
     --------
@@ -432,9 +491,9 @@ def read_judging_sheet(
     expected = None if holes is None else _pairs(holes, columns)
     if expected is not None:
         pairs = list(zip(expected["query_text"], expected["doc_text"], strict=True))
-        _compare_ids(ids, pairs, "the holes given")
+        _compare_ids(ids, pairs, "the holes given", path)
     if recorded is not None:
-        _compare_ids(ids, recorded, "the ids written to the sheet")
+        _compare_ids(ids, recorded, "the ids written to the sheet", path)
     elif stored is None and expected is None:
         msg = (
             f"{str(path)!r} holds no record of the ids it was written with (the "
@@ -497,18 +556,34 @@ def _examples(where: list[str]) -> str:
 def _read_template(
     path: Path, allowed: tuple[int, ...] | None
 ) -> tuple[list[tuple[str, str]], np.ndarray, None, tuple[int, str] | None]:
-    """The ids and labels of a TREC template, and its recorded (count, checksum)."""
+    """The ids and labels of a TREC template, and its recorded (count, checksum).
+
+    The file is read by :func:`pdireval.read_qrels` from its path, so that a message
+    about a line names the file.
+    """
     from pdireval.io import read_qrels
 
-    text = path.read_text(encoding="utf-8")
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        number = data.count(b"\n", 0, error.start) + 1
+        msg = (
+            f"{str(path)!r}, line {number}: the bytes {data[error.start : error.end]!r} are "
+            "not valid UTF-8, the encoding a judging sheet is written in; save the file as "
+            "UTF-8 text"
+        )
+        raise SchemaError(msg) from None
     stored, written_labels = None, None
     unfilled = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text.removeprefix("\ufeff").split("\n"), start=1):
         if match := _IDS_LINE.match(line):
             stored = (int(match.group(1)), match.group(2))
         elif match := _LABELS_LINE.match(line):
-            written_labels = _allowed(int(label) for label in match.group(1).split())
-        elif not line.startswith("#") and line.split()[-1:] == [PLACEHOLDER]:
+            if allowed is None:  # else the labels given are the ones allowed
+                line_of = f"{str(path)!r}, line {number}"
+                written_labels = _recorded_labels(match.group(1), line_of)
+        elif not line.lstrip().startswith("#") and line.split()[-1:] == [PLACEHOLDER]:
             unfilled.append(f"line {number}")
     if unfilled:
         msg = (
@@ -516,19 +591,67 @@ def _read_template(
             f"{PLACEHOLDER!r} ({_examples(unfilled)}); replace each with the document's label"
         )
         raise SchemaError(msg)
-    frame = read_qrels(io.StringIO(text), subtopics=False)
+    frame = read_qrels(path, subtopics=False)
     ids = list(zip(frame["query"].tolist(), frame["doc"].tolist(), strict=True))
     where = [f"{query} {doc}" for query, doc in ids]
     label = _labels_of(frame["rel"].tolist(), where, allowed or written_labels, path)
     return ids, label, None, stored
 
 
+def _recorded_labels(text: str, where: str) -> tuple[int, ...] | None:
+    """The labels a sheet recorded when it was written (None: any whole number)."""
+    numbers = [_whole(word) for word in text.split()]
+    if None in numbers:
+        msg = (
+            f"{where}: the labels recorded when the sheet was written ({text.strip()!r}) are "
+            "not whole numbers: the line was edited; restore it, or pass the labels a "
+            "judge may give with labels="
+        )
+        raise SchemaError(msg)
+    return tuple(sorted({number for number in numbers if number is not None})) or None
+
+
+def _load_workbook(path: Path) -> Any:
+    """The workbook at ``path``; SchemaError when the file is not one."""
+    openpyxl = _openpyxl()
+    try:
+        return openpyxl.load_workbook(path, data_only=True)
+    except (zipfile.BadZipFile, KeyError, EOFError, zlib.error, SyntaxError) as error:
+        raise _not_a_workbook(path, error) from error
+
+
+def _not_a_workbook(path: Path, error: Exception) -> SchemaError:
+    """The error for a ``.xlsx`` file that is not an Excel workbook: what it seems to be."""
+    with open(path, "rb") as handle:
+        head = handle.read(8)
+    if not head:
+        found = "is empty"
+    elif head.startswith(b"PK"):  # a zip archive, as a workbook is, but not a whole one
+        found = (
+            f"is a zip archive but not a complete Excel workbook ({error}): it was cut "
+            "short (an interrupted copy or download?) or is another zip file renamed"
+        )
+    elif head.startswith(b"\xd0\xcf\x11\xe0"):
+        found = "is an old Excel 97-2003 workbook (.xls) or another Office file renamed"
+    else:
+        found = (
+            f"is not an Excel workbook, which is a zip archive: it starts with {head!r} "
+            "(a text file, such as a CSV or TREC file, renamed?)"
+        )
+    msg = (
+        f"{str(path)!r} {found}; open it in a spreadsheet program and save it as an Excel "
+        "workbook (.xlsx), copy it again if it was cut short, or write a new sheet with "
+        "write_judging_sheet (a filled TREC template is read from a path ending in .txt "
+        "or .qrels)"
+    )
+    return SchemaError(msg)
+
+
 def _read_workbook(
     path: Path, allowed: tuple[int, ...] | None
 ) -> tuple[list[tuple[str, str]], np.ndarray, list[tuple[str, str]] | None, None]:
     """The ids and labels of a workbook, and the ids its hidden sheet recorded."""
-    openpyxl = _openpyxl()
-    book = openpyxl.load_workbook(path, data_only=True)
+    book = _load_workbook(path)
     if _SHEET not in book.sheetnames:
         msg = f"{str(path)!r} has no sheet {_SHEET!r} (sheets: {book.sheetnames}); restore its name"
         raise SchemaError(msg)
@@ -557,15 +680,24 @@ def _read_workbook(
     recorded, written_labels = None, None
     if _HIDDEN in book.sheetnames:
         kept = list(book[_HIDDEN].iter_rows(values_only=True))
-        written_labels = (
-            _allowed(int(v) for v in str(kept[1][1] or "").split()) if kept[1][1] else None
-        )
+        if len(kept) < 3 or len(kept[1]) < 2 or any(len(row) < 2 for row in kept[3:]):
+            msg = (
+                f"the hidden sheet {_HIDDEN!r} of {str(path)!r}, which records the ids the "
+                "sheet was written with, was edited; restore it, or delete it and pass the "
+                "holes the sheet was written from with holes="
+            )
+            raise SchemaError(msg)
+        if allowed is None:  # else the labels given are the ones allowed
+            where_labels = f"{str(path)!r}, hidden sheet {_HIDDEN!r}"
+            written_labels = _recorded_labels(str(kept[1][1] or ""), where_labels)
         recorded = [(_text(q) or "", _text(d) or "") for q, d, *_ in kept[3:]]
     label = _labels_of(values, where, allowed or written_labels, path)
     return ids, label, recorded, None
 
 
-def _compare_ids(ids: list[tuple[str, str]], expected: list[tuple[str, str]], against: str) -> None:
+def _compare_ids(
+    ids: list[tuple[str, str]], expected: list[tuple[str, str]], against: str, path: Path | str
+) -> None:
     """Refuse ids that are repeated, or not exactly those ``expected``."""
     counts = Counter(ids)
     seen = set(counts)
@@ -582,7 +714,7 @@ def _compare_ids(ids: list[tuple[str, str]], expected: list[tuple[str, str]], ag
         problems.append(f"in {against} but missing (edited or removed): {_pair_examples(removed)}")
     if problems:
         msg = (
-            "the judging sheet's (query, doc) ids are not " + against + ": "
+            f"the (query, doc) ids of the judging sheet {str(path)!r} are not {against}: "
             + "; ".join(problems)
             + "; restore the ids as written (rows may be sorted, not edited)"
         )  # fmt: skip
@@ -591,7 +723,8 @@ def _compare_ids(ids: list[tuple[str, str]], expected: list[tuple[str, str]], ag
 
 def _pair_examples(pairs: list[tuple[str, str]]) -> str:
     more = f" and {len(pairs) - 3} more" if len(pairs) > 3 else ""
-    return ", ".join(repr(pair) for pair in pairs[:3]) + more
+    shown = [f"({_shown(query)}, {_shown(doc)})" for query, doc in pairs[:3]]
+    return ", ".join(shown) + more
 
 
 def _qrels(

@@ -66,15 +66,20 @@ def _threshold(value: Any) -> float | None:
 
 @dataclass(frozen=True, slots=True)
 class Qrels:
-    """Judgments given next to a run (``qrels=``): the frame and its column roles."""
+    """Judgments given next to a run (``qrels=``): the frame and its column roles;
+    ``check_overlap``: refuse a run that shares no query or document with them (a part
+    of a call of several is checked with the others, see ``pdireval._parts``).
+    """
 
     frame: pd.DataFrame
     columns: ColumnsLike = None
+    check_overlap: bool = True
 
 
-def judgments_of(qrels: Any) -> Any:
+def judgments_of(qrels: Any, columns: ColumnsLike = None) -> Any:
     """``qrels=`` as one frame: a mapping of judge name to judgments becomes one frame
     with a ``judge`` column (the judges in the mapping's order); anything else as it is.
+    The judges' query and doc ids must be of one kind (``columns``: their roles).
     """
     if not isinstance(qrels, Mapping):
         return qrels
@@ -96,13 +101,29 @@ def judgments_of(qrels: Any) -> Any:
             )
             raise SchemaError(msg)
         frames.append(frame.assign(judge=judge))
+    _same_kinds(qrels, columns)
     order = pd.CategoricalDtype(list(qrels), ordered=True)
     joined = pd.concat(frames, ignore_index=True)
     return joined.assign(judge=joined["judge"].astype(order))
 
 
+def _same_kinds(judges: Mapping[Any, pd.DataFrame], columns: ColumnsLike) -> None:
+    """Refuse judges whose query or doc ids are of different kinds (numbers and strings)."""
+    from pdireval._prepare.columns import as_column_map
+    from pdireval._prepare.ids import same_kind
+
+    resolved = {judge: as_column_map(columns).resolve(frame) for judge, frame in judges.items()}
+    for role in ("query", "doc"):
+        sides = [
+            (f"the judgments of judge {judge!r}", frame[getattr(resolved[judge], role)])
+            for judge, frame in judges.items()
+            if getattr(resolved[judge], role) is not None and len(frame)
+        ]
+        same_kind(sides, role)
+
+
 def _qrels(frame: Any, columns: Any) -> Qrels | None:
-    frame = judgments_of(frame)
+    frame = judgments_of(frame, columns)
     if frame is None:
         if columns is not None:
             msg = (

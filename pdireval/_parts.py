@@ -27,6 +27,7 @@ from pdireval._errors import SchemaError
 from pdireval._levels import Levels
 from pdireval._options import Evaluation, Qrels
 from pdireval._prepare.columns import ResolvedColumns, as_column_map
+from pdireval._prepare.matching import no_overlap
 from pdireval.typing import ColumnsLike
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "WITHOUT_PARTS",
     "Part",
     "Parts",
+    "each_part",
     "evaluate_parts",
     "has_parts",
     "parts",
@@ -238,12 +240,37 @@ def evaluate_parts(
             arrays, names=[*names[:-1], *found.names.values(), names[-1]]
         )
         return table.set_axis(index if run is not None else index.droplevel(0)), levels
-    tables = {}
-    for part in found.items:
-        qrels = None if part.qrels is None else Qrels(part.qrels, plain_qrels)
-        tables[part.key] = evaluate(part.frame, plain, dataclasses.replace(options, qrels=qrels))
+
+    def one(part: Part, check: bool) -> pd.DataFrame:
+        qrels = None if part.qrels is None else Qrels(part.qrels, plain_qrels, check)
+        return evaluate(part.frame, plain, dataclasses.replace(options, qrels=qrels))
+
+    tables = each_part(found.items, one)
     run_column = None if run is None else frame[run]
     return _joined(tables, found.names, run, run_column), levels
+
+
+def each_part(
+    items: list[Part], call: Callable[[Part, bool], pd.DataFrame]
+) -> dict[tuple[Hashable, ...], pd.DataFrame]:
+    """``call(part, check)`` for every part, by key. A part whose run shares no query or
+    document with its judgments (a seed that retrieved only unjudged documents, say) is
+    evaluated as it is; the call is refused only when no part shares any, as the run as
+    a whole would be.
+    """
+    out = {}
+    failures: list[SchemaError] = []
+    for part in items:
+        try:
+            out[part.key] = call(part, True)
+        except SchemaError as error:
+            if not no_overlap(error):
+                raise
+            failures.append(error)
+            out[part.key] = call(part, False)
+    if failures and len(failures) == len(items):
+        raise failures[0]
+    return out
 
 
 def _joined(

@@ -37,6 +37,7 @@ from pdireval._format import (
     interval_note,
 )
 from pdireval._levels import Levels
+from pdireval._matrices import run_order
 from pdireval._options import Evaluation, Significance
 from pdireval._report_levels import (
     MACRO,
@@ -898,7 +899,7 @@ def build_report(
     order = _ordered(present, runs, significance.baseline)
     rank = {run: i for i, run in enumerate(order)}
     table = table.iloc[np.argsort(table.index.get_level_values(0).map(rank), kind="stable")]
-    comparison = compare_table(table, significance, levels, risk_alpha=risk_alpha)
+    comparison = compare_table(table, significance, levels, risk_alpha=risk_alpha, runs=order)
     baseline = significance.baseline
     reference: Hashable
     if baseline is None:
@@ -908,7 +909,10 @@ def build_report(
     else:
         reference = baseline
     per_query = pd.concat(
-        {label: per_query_table(table, label, baseline=reference) for label in table.columns},
+        {
+            label: per_query_table(table, label, baseline=reference, runs=order)
+            for label in table.columns
+        },
         names=["metric"],
     )
     test = significance.test
@@ -1007,26 +1011,6 @@ def _level_notes(levels: Levels, macro: bool, test: str) -> tuple[tuple[str, ...
         notes.append(text)
         about["macro average"] = text
     return tuple(notes), about
-
-
-def run_order(frame: pd.DataFrame, column: str | None) -> list[Hashable] | None:
-    """The runs of ``frame`` in the user's order: a categorical column's categories when
-    ordered, else the order in which the runs first appear (as ``pd.concat`` put them).
-
-    Examples
-    --------
-    >>> run_order(pd.DataFrame({"run": ["b", "b", "a", "c", "a"]}), "run")
-    ['b', 'a', 'c']
-    """
-    if column is None or column not in frame.columns:
-        return None
-    values = frame[column]
-    if isinstance(values.dtype, pd.CategoricalDtype):
-        if values.cat.ordered:
-            return list(values.cat.categories)
-        codes = pd.unique(values.cat.codes.to_numpy())
-        return list(values.cat.categories.take(codes[codes >= 0]))
-    return list(pd.unique(values.dropna().to_numpy()))
 
 
 def _ordered(

@@ -18,6 +18,7 @@ import pandas as pd
 from pdireval import _evaluate
 from pdireval._comparison import compare_table, per_query_table
 from pdireval._errors import MetricError, SchemaError
+from pdireval._matrices import evaluated, run_order
 from pdireval._options import Evaluation, Significance, _refuse_unknown
 from pdireval._prepare.columns import as_column_map
 from pdireval._prepare.merge import merge_qrels
@@ -511,10 +512,9 @@ def efficiency(
         (timed queries), ``latency_mean``, ``latency_median``, ``latency_p95``,
         ``latency_p99`` (seconds), ``qps`` (queries per second, answered one after the
         other) and ``mrt`` (mean response time in milliseconds, PyTerrier's name).
-        The queries timed are the judged queries the run answered, those the metrics
-        next to them are computed over; unjudged queries are not evaluated, so their
-        times are not counted (``frame.groupby(["run", "query"])["time"].first()``
-        gives every time).
+        The queries timed are those of the query policy, as for every measure: under
+        ``queries="judged"`` (default) the judged queries the run answered, under
+        ``queries="all"`` every query with a time, judged or not.
 
     Raises
     ------
@@ -1322,7 +1322,8 @@ def compare(
     baseline : run id, list of run ids, or None
         One run: every other run is compared to it. A list: each listed run in turn
         (a pair already compared is not repeated in reverse). ``None`` (default): all
-        pairs, the run that sorts first as the baseline of each pair.
+        pairs in the runs' order (the order they first appear in the frame, or a
+        categorical's categories), the earlier run of each pair its baseline.
     test : {"t", "wilcoxon", "sign", "permutation", "bootstrap"}
         Two-sided paired test of the per-query differences ``run - baseline``:
         ``"t"`` Student's paired t-test (as ``scipy.stats.ttest_rel``); ``"wilcoxon"``
@@ -1424,8 +1425,10 @@ def compare(
         rel_threshold,
     )
     significance = _significance(baseline, test, correction, alpha, n_resamples, seed)
-    table, levels = _evaluate.per_part(frame, parse_metrics(metrics), columns, evaluation)
-    return compare_table(table, significance, levels, risk_alpha=risk_alpha)
+    found = evaluated(frame, metrics, columns, evaluation, "compare")
+    return compare_table(
+        found.table, significance, found.levels, risk_alpha=risk_alpha, runs=found.runs
+    )
 
 
 @_keywords_checked
@@ -1456,7 +1459,8 @@ def per_query(
     metric : str or Metric
         One metric.
     baseline : run id, optional
-        The run the others are compared to; the run that sorts first when omitted.
+        The run the others are compared to; by default the first run in the runs'
+        order (the order they first appear in the frame, or a categorical's categories).
     queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
     qrels_columns
         The evaluation options of :func:`evaluate`.
@@ -1490,23 +1494,20 @@ def per_query(
     if len(parsed) != 1:
         msg = f"per_query takes one metric, got {[m.label for m in parsed]}"
         raise MetricError(msg)
-    table = _per_query(
-        frame,
-        parsed,
-        columns,
-        _evaluation(
-            queries,
-            ties,
-            max_rank,
-            judged_only,
-            validate,
-            qrels,
-            qrels_columns,
-            ignore_self,
-            rel_threshold,
-        ),
+    evaluation = _evaluation(
+        queries,
+        ties,
+        max_rank,
+        judged_only,
+        validate,
+        qrels,
+        qrels_columns,
+        ignore_self,
+        rel_threshold,
     )
-    return per_query_table(table, baseline=baseline)
+    table = _per_query(frame, parsed, columns, evaluation)
+    runs = run_order(frame, as_column_map(columns).resolve(frame).run)
+    return per_query_table(table, baseline=baseline, runs=runs)
 
 
 @_keywords_checked
@@ -1540,7 +1541,7 @@ def report(
         As in :func:`evaluate`; the frame needs a run column with at least two runs.
     baseline, test, correction, alpha, n_resamples, seed, risk_alpha
         The significance options of :func:`compare`. The runs keep the frame's order (the
-        order they first appear, or an ordered categorical's), the baseline(s) first; the
+        order they first appear, or a categorical's categories), the baseline(s) first; the
         per-query table takes its deltas to ``baseline`` (the first of a list; the first
         run when ``None``, which is also the baseline of each pair it is in).
     queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
@@ -1594,7 +1595,7 @@ def report(
         frame, [*parsed, Latency.default] if timed else parsed, columns, evaluation
     )
     latency = table.pop(Latency.default.label) if timed else None
-    from pdireval._report import build_report, run_order  # loaded when first used
+    from pdireval._report import build_report  # loaded when first used
 
     runs = run_order(frame, as_column_map(columns).resolve(frame).run)
     return build_report(

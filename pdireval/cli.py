@@ -6,7 +6,7 @@ Usage::
              [--format trec|table|csv|json|markdown|latex|xlsx] [-o FILE] [--baseline RUN]
              [--load MODULE]   # e.g. a file declaring metrics with pdireval.metrics.define
     pdireval demo        # evaluate and compare the built-in example collection
-    pdireval demo --write DIR   # write it as TREC files (qrels.txt, strong.txt, ...)
+    pdireval demo --write DIR [--force]  # write it as TREC files (qrels.txt, strong.txt, ...)
     pdireval fuse -m rrf RUN1 RUN2 ... > fused.run   # fuse runs (pdireval fuse --help)
 
 With one run, the default ``--format trec`` prints what trec_eval 9.0.8 prints, line for
@@ -16,6 +16,11 @@ retrieved something), ``-n`` no summary lines, ``-l`` relevance level, ``-M`` ev
 depth, ``-J`` judged documents only. Measures are trec_eval names and nicknames
 (``official`` -- the default --, ``all_trec``, ``map``, ``P.5,10``, ``ndcg_cut.10``) or
 pdireval names (``nDCG@10``).
+
+Exit status: 0 done; 1 bad input (a malformed line, an unknown measure); 2 bad usage, an
+empty run or qrels file, or a qrels file where a run goes (or the reverse) -- trec_eval
+exits with 2 for these too; 7 when no query of a run has both results and judgments
+(trec_eval's status; a run file of blank lines only is one).
 """
 
 from __future__ import annotations
@@ -26,10 +31,11 @@ import contextlib
 import importlib
 import importlib.util
 import os
+import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import NoReturn, TypeVar, cast
 
 import pandas as pd
 
@@ -44,6 +50,65 @@ _FORMATS = ("trec", "table", "csv", "json", "markdown", "latex", "xlsx")
 
 class _UsageError(Exception):
     """Bad command-line input (exit status 2)."""
+
+
+class _InputError(Exception):
+    """Input refused with the exit status trec_eval gives it (2: an empty file; 7: no query
+    with both results and judgments).
+    """
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+#: how each command line is called, for the message about a file in the wrong place
+USAGE = "the qrels file comes first: pdireval QRELS RUN [RUN ...]"
+FUSE_USAGE = "pdireval fuse takes run files only: pdireval fuse [-m METHOD] RUN RUN [RUN ...]"
+_FIELDS = {"run": "qid Q0 docno rank score tag", "qrels": "qid iter docno rel"}
+_PYTHON_HINT = re.compile(r" -- this looks like a (?:run|qrels) file: use read_(?:run|qrels)")
+_Read = TypeVar("_Read")
+
+
+def read_trec_file(path: str, kind: str, read: Callable[[str], _Read], usage: str) -> _Read:
+    """Read the run or qrels file ``path`` with ``read`` for the command line, refusing it
+    where trec_eval refuses it: a file of no bytes (status 2); a file without a data line
+    (blank lines or comments only: a run with status 7 -- trec_eval finds no query to
+    evaluate -- a qrels file with 2); a qrels file where a run goes, or the reverse
+    (status 2, with the command's ``usage``). A malformed line keeps the reading
+    functions' message, without their advice to Python users.
+    """
+    if os.path.isfile(path) and os.path.getsize(path) == 0:
+        msg = f"cannot read {kind} file '{path}': it is empty ({_FIELDS[kind]} per line)"
+        raise _InputError(msg, 2)
+    try:
+        result = read(path)
+    except PdirevalError as error:
+        other = "qrels" if kind == "run" else "run"
+        if _reads_as(path, other):
+            where = "a run file goes" if kind == "run" else "the qrels file goes"
+            msg = f"'{path}' is a {other} file ({_FIELDS[other]}), given where {where}: {usage}"
+            raise _UsageError(msg) from error
+        if _PYTHON_HINT.search(str(error)):  # a line of another kind in a file of this one
+            raise type(error)(_PYTHON_HINT.sub("", str(error))) from error
+        raise
+    frame = cast("pd.DataFrame", result[0] if isinstance(result, tuple) else result)
+    if not len(frame):
+        what = "result" if kind == "run" else "judgment"
+        msg = f"{kind} file '{path}' has no {what} line, only blank lines or comments"
+        raise _InputError(msg, 7 if kind == "run" else 2)
+    return result
+
+
+def _reads_as(path: str, kind: str) -> bool:
+    """Whether ``path`` reads as a non-empty file of ``kind`` (an error path only)."""
+    from pdireval.io import _run_lines, read_qrels
+
+    try:
+        frame = _run_lines(path, "utf-8")[0] if kind == "run" else read_qrels(path)
+    except (PdirevalError, ValueError, OSError):
+        return False
+    return len(frame) > 0
 
 
 def demo(output=None) -> int:
@@ -71,22 +136,67 @@ def demo(output=None) -> int:
     return 0
 
 
-def _demo_command(argv: Sequence[str]) -> int:
-    """``pdireval demo``, or ``pdireval demo --write DIR``: the example collection's
-    TREC files, to try the command line on.
-    """
-    if not argv:
-        return demo()
-    if len(argv) != 2 or argv[0] != "--write":
-        msg = f"'pdireval demo' takes nothing or --write DIR (got {' '.join(argv)})"
+class _DemoParser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        msg = f"'pdireval demo' takes nothing, or --write DIR [--force] ({message})"
         raise _UsageError(msg)
+
+
+def _demo_parser() -> argparse.ArgumentParser:
+    parser = _DemoParser(
+        prog="pdireval demo",
+        description="Evaluate and compare the built-in example collection, or write it as "
+        "TREC files (qrels.txt, strong.txt, medium.txt, weak.txt) to try pdireval on.",
+    )
+    parser.add_argument("--write", metavar="DIR", help="write the TREC files into DIR")
+    parser.add_argument(
+        "--force", action="store_true", help="with --write: replace files DIR already holds"
+    )
+    return parser
+
+
+def _demo_command(argv: Sequence[str]) -> int:
+    """``pdireval demo``, or ``pdireval demo --write DIR [--force]``: the example
+    collection's TREC files, to try the command line on; files already there are
+    replaced only with ``--force``.
+    """
+    args = _demo_parser().parse_args(argv)
+    if args.write is None:
+        if args.force:
+            msg = "'pdireval demo --force' replaces files written with --write DIR; give DIR"
+            raise _UsageError(msg)
+        return demo()
+    written = _write_demo(Path(args.write), force=args.force)
+    print(f"wrote {', '.join(str(path) for path in written)}")
+    print(f"try: cd {args.write} && pdireval {written[0].name} {written[1].name}")
+    return 0
+
+
+def _write_demo(folder: Path, *, force: bool) -> list[Path]:
+    """Write the example collection's files into ``folder``; refuse (usage error) to
+    replace files already there unless ``force``. The files are written aside first, so
+    that their names are known before anything in ``folder`` changes.
+    """
+    import shutil
+    import tempfile
+
     from pdireval.datasets import write_example
 
-    written = write_example(argv[1])
-    print(f"wrote {', '.join(str(path) for path in written)}")
-    qrels, first = written[0].name, written[1].name
-    print(f"try: cd {argv[1]} && pdireval {qrels} {first}")
-    return 0
+    with tempfile.TemporaryDirectory() as aside:
+        made = write_example(aside)
+        targets = [folder / path.name for path in made]
+        there = [str(path) for path in targets if path.exists() or path.is_symlink()]
+        if there and not force:
+            msg = (
+                f"{', '.join(there)} already exist{'s' * (len(there) == 1)}; "
+                f"'pdireval demo --write {folder} --force' replaces "
+                f"{'it' if len(there) == 1 else 'them'}"
+            )
+            raise _UsageError(msg)
+        folder.mkdir(parents=True, exist_ok=True)
+        for path, target in zip(made, targets, strict=True):
+            shutil.copyfile(path, target)
+    return targets
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -95,8 +205,11 @@ def _parser() -> argparse.ArgumentParser:
         description=(
             "Evaluate TREC runs against qrels; with one run the default output is "
             "trec_eval's. 'pdireval demo' evaluates the built-in example collection; "
-            "'pdireval demo --write DIR' writes it as TREC files to try this command on; "
-            "'pdireval fuse -m rrf RUN1 RUN2 ...' fuses runs (see 'pdireval fuse --help')."
+            "'pdireval demo --write DIR' writes it as TREC files to try this command on "
+            "(--force: replace files DIR holds); 'pdireval fuse -m rrf RUN1 RUN2 ...' fuses "
+            "runs (see 'pdireval fuse --help'). Exit status: 0 done, 1 bad input, 2 bad "
+            "usage or an empty file, 7 no query has both results and judgments (2 and 7 as "
+            "trec_eval)."
         ),
     )
     parser.add_argument("qrels", help="qrels file: qid iter docno rel (.gz allowed)")
@@ -181,7 +294,8 @@ def _load_modules(names: Sequence[str]) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; return the exit status (0 ok, 1 bad input, 2 bad usage).
+    """Run the command line; return the exit status (0 ok, 1 bad input, 2 bad usage or
+    an empty file, 7 no query with both results and judgments: trec_eval's statuses).
 
     Examples
     --------
@@ -214,6 +328,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _UsageError as error:
         print(f"pdireval: error: {error}", file=sys.stderr)
         return 2
+    except _InputError as error:
+        print(f"pdireval: error: {error}", file=sys.stderr)
+        return error.status
     except (PdirevalError, ValueError, OSError, ImportError) as error:
         print(f"pdireval: error: {error}", file=sys.stderr)
         return 1

@@ -1,8 +1,9 @@
-"""Rank correlation: Spearman's rho, Kendall's tau-b and Yilmaz et al.'s tau_ap.
+"""Rank correlation: Spearman's rho, Kendall's tau-b, Yilmaz et al.'s tau_ap and its
+tie-aware form tau_ap_b (Urbano & Marrero).
 
 Three levels:
 
-* two sequences -- :func:`spearman`, :func:`kendall`, :func:`tau_ap`;
+* two sequences -- :func:`spearman`, :func:`kendall`, :func:`tau_ap`, :func:`tau_ap_b`;
 * per query, between the rankings of two runs of a long frame or between a run and
   the ideal ordering by label -- :func:`rank_correlation`
   (``df.ireval.rank_correlation``); for rankings of different documents, use
@@ -44,9 +45,16 @@ from pdireval._prepare.columns import ColumnMap, as_column_map
 from pdireval.overlap import rank_biased_overlap
 from pdireval.typing import RankCorrelation
 
-__all__ = ["kendall", "rank_correlation", "spearman", "system_correlation", "tau_ap"]
+__all__ = [
+    "kendall",
+    "rank_correlation",
+    "spearman",
+    "system_correlation",
+    "tau_ap",
+    "tau_ap_b",
+]
 
-METHODS: tuple[str, ...] = ("spearman", "kendall", "tau_ap")
+METHODS: tuple[str, ...] = ("spearman", "kendall", "tau_ap", "tau_ap_b")
 
 
 # --------------------------------------------------------------------------- grouped kernels
@@ -180,7 +188,46 @@ def _grouped_tau_ap(group: np.ndarray, x: np.ndarray, y: np.ndarray, n_groups: i
     return tau
 
 
-_KERNELS = {"spearman": _grouped_spearman, "kendall": _grouped_kendall, "tau_ap": _grouped_tau_ap}
+def _walked_tau_ap(group: np.ndarray, walked: np.ndarray, other: np.ndarray, n_groups: int):
+    """Urbano & Marrero's asymmetric tau_AP,b*: going down ``walked`` (tie groups in it
+    share their first position p), each item below the top group counts the items of
+    earlier tie groups that ``other`` ranks strictly above it, divided by p - 1.
+    """
+    order = _sorted_by(group, walked, other)
+    g, w, o = group[order], walked[order], other[order]
+    n = len(g)
+    index = np.arange(n)
+    new_group = np.r_[True, g[1:] != g[:-1]] if n else np.zeros(0, bool)
+    new_tie = new_group | np.r_[True, w[1:] != w[:-1]] if n else np.zeros(0, bool)
+    new_pair = new_tie | np.r_[True, o[1:] != o[:-1]] if n else np.zeros(0, bool)
+    group_start = np.maximum.accumulate(np.where(new_group, index, 0))
+    tie_start = np.maximum.accumulate(np.where(new_tie, index, 0))
+    pair_start = np.maximum.accumulate(np.where(new_pair, index, 0))
+    above = tie_start - group_start  # p - 1: the items of earlier tie groups
+    # earlier rows ranked strictly above by ``other``, less those of the item's own tie group
+    better_before = _greater_before(g, -o) - (pair_start - tie_start)
+    below_top = above > 0
+    terms = np.bincount(
+        g[below_top], weights=better_before[below_top] / above[below_top], minlength=n_groups
+    )
+    counted = np.bincount(g[below_top], minlength=n_groups).astype(np.float64)
+    tau = np.full(n_groups, np.nan)
+    ok = counted > 0
+    tau[ok] = 2.0 * terms[ok] / counted[ok] - 1.0
+    return tau
+
+
+def _grouped_tau_ap_b(group: np.ndarray, x: np.ndarray, y: np.ndarray, n_groups: int):
+    """Urbano & Marrero's tau_AP,b per group: the mean of tau_AP,b* both ways (ties allowed)."""
+    return (_walked_tau_ap(group, x, y, n_groups) + _walked_tau_ap(group, y, x, n_groups)) / 2.0
+
+
+_KERNELS = {
+    "spearman": _grouped_spearman,
+    "kendall": _grouped_kendall,
+    "tau_ap": _grouped_tau_ap,
+    "tau_ap_b": _grouped_tau_ap_b,
+}
 
 
 def _check_method(method: str) -> None:
@@ -193,7 +240,8 @@ def _refuse_ties(group: np.ndarray, value: np.ndarray, n_groups: int, what: str)
     if len(value) and _tie_sums(group, value, n_groups, 2).any():
         msg = (
             f"tau_ap needs {what} without ties (Yilmaz et al. define it for total orders); "
-            "break the ties first, or use method='kendall' (tau-b handles ties)"
+            "break the ties first, or use tau_ap_b (Urbano & Marrero's tau_AP for rankings "
+            "with ties) or kendall (tau-b)"
         )
         raise MetricError(msg)
 
@@ -347,6 +395,48 @@ def tau_ap(x: Any, y: Any, *, descending: bool = False) -> float:
     return _one("tau_ap", x, y, descending)
 
 
+def tau_ap_b(x: Any, y: Any, *, descending: bool = False) -> float:
+    r"""Urbano & Marrero's tau_AP,b: the AP correlation of two rankings that may tie.
+
+    Parameters
+    ----------
+    x, y : array-like of numbers
+        Two rankings of the same items: positions (or, with ``descending=True``,
+        scores, e.g. the mean effectiveness of systems). Either may tie.
+    descending : bool
+        ``False`` (default): smaller values rank higher; ``True``: larger values do.
+
+    Returns
+    -------
+    float
+        tau_AP,b in [-1, 1]; NaN with fewer than 2 items or when every item ties.
+
+    Notes
+    -----
+    For ties that are part of the rankings (two systems with the same mean score).
+    Going down ranking y, an item whose tie group starts at position p > 1 counts
+    the items of earlier tie groups that x ranks strictly above it, C; with m such
+    items,
+
+    .. math:: \tau^*_{AP,b}(x, y) = \frac{2}{m} \sum_i \frac{C_i}{p_i - 1} - 1,
+              \qquad \tau_{AP,b} = \frac{\tau^*_{AP,b}(x, y) + \tau^*_{AP,b}(y, x)}{2}.
+
+    It is symmetric; without ties it is the mean of :func:`tau_ap` taken each way.
+
+    References
+    ----------
+    J. Urbano, M. Marrero (2017), The treatment of ties in AP correlation, ICTIR.
+
+    Examples
+    --------
+    Two systems tie on the second ranking:
+
+    >>> round(tau_ap_b([0.4, 0.3, 0.2, 0.1], [0.4, 0.3, 0.3, 0.1], descending=True), 4)
+    0.8333
+    """
+    return _one("tau_ap_b", x, y, descending)
+
+
 # --------------------------------------------------------------------------- per query
 
 
@@ -373,8 +463,9 @@ def rank_correlation(
         only ranking when it has no run column -- with the *ideal ordering by label*
         over its retrieved judged documents (the labels are the reference; documents
         with equal labels tie).
-    method : {"kendall", "spearman", "tau_ap", "rbo"}
-        Kendall's tau-b (default), Spearman's rho (tie-corrected), tau_ap, or the
+    method : {"kendall", "spearman", "tau_ap", "tau_ap_b", "rbo"}
+        Kendall's tau-b (default), Spearman's rho (tie-corrected), tau_ap, tau_ap_b
+        (tau_ap for rankings with ties, Urbano & Marrero 2017), or the
         extrapolated rank-biased overlap of two runs' full rankings
         (:func:`pdireval.rank_biased_overlap` gives its bounds too).
     p : float
@@ -495,8 +586,9 @@ def system_correlation(
         :func:`pdireval.summary` table (how two metrics order the runs), or the same
         metric's summary under two qrels versions. Two DataFrames are correlated
         column by column over their common columns.
-    method : {"kendall", "spearman", "tau_ap"}
-        For ``tau_ap``, ``b`` is the reference ordering and the top systems weigh most.
+    method : {"kendall", "spearman", "tau_ap", "tau_ap_b"}
+        For ``tau_ap``, ``b`` is the reference ordering and the top systems of ``a``
+        weigh most; ``tau_ap_b`` (symmetric) allows ties.
 
     Returns
     -------

@@ -199,6 +199,18 @@ def _fail_at(data: bytes, at: int, name: str, problem: str) -> SchemaError:
     return _fail(name, data.count(b"\n", 0, at) + 1, line, problem)
 
 
+def _shown_id(value: Any) -> str:
+    """An id for a message, as users wrote it: ``repr`` of its start when it is longer
+    than ``_SHOWN`` characters.
+    """
+    if isinstance(value, np.generic):
+        value = value.item()
+    text = value if isinstance(value, str) else str(value)
+    if len(text) <= _SHOWN:
+        return repr(value)
+    return f"{text[:_SHOWN]!r}... ({len(text):,} characters)"
+
+
 def _fail(name: str, number: int, line: bytes, problem: str) -> SchemaError:
     text = line.decode(errors="replace").rstrip("\r")
     if len(text) > _SHOWN:
@@ -540,8 +552,8 @@ def _refuse_duplicates(
         first = lines[int(same[0])][0]
         number, line = lines[row]
         problem = (
-            f"document {frame['doc'].iat[row]!r} appears twice {what} for query "
-            f"{frame['query'].iat[row]!r} (first on line {first})"
+            f"document {_shown_id(frame['doc'].iat[row])} appears twice {what} for query "
+            f"{_shown_id(frame['query'].iat[row])} (first on line {first})"
         )
         raise _fail(name, number, line, problem)
 
@@ -945,7 +957,7 @@ def _ids(values: pd.Series, what: str, column: str | None) -> pa.Array:
     except UnicodeError as error:  # bytes that are not UTF-8, lone surrogates
         position = next(i for i, value in enumerate(values) if not _utf8(value))
         msg = (
-            f"the {what} {values.iat[position]!r}{where(position)} cannot be written as "
+            f"the {what} {_shown_id(values.iat[position])}{where(position)} cannot be written as "
             f"UTF-8 ({error}): fix or re-encode the id"
         )
         raise SchemaError(msg) from error
@@ -977,7 +989,7 @@ def _ids(values: pd.Series, what: str, column: str | None) -> pa.Array:
             f"contains {char!r}; the fields of a TREC file are separated by whitespace, so "
             f"the line would not read back: replace it, e.g. {fix}"
         )
-    msg = f"the {what} {value!r}{where(at)} {problem}"
+    msg = f"the {what} {_shown_id(value)}{where(at)} {problem}"
     raise SchemaError(msg)
 
 
@@ -1134,9 +1146,9 @@ def _refuse_repeats(table: pd.DataFrame, group: np.ndarray) -> None:
         before = np.flatnonzero((group == group[at]) & (table["doc"].to_numpy() == doc))[0]
         rows = f"{_row(table.index[before])} and {_row(table.index[at])}"
         msg = (
-            f"document {doc!r} appears twice for query {query!r} (rows {rows}); a run lists "
-            "a document once per query (trec_eval and read_run refuse repeats): drop the "
-            "duplicates, e.g. frame.drop_duplicates(['query', 'doc'])"
+            f"document {_shown_id(doc)} appears twice for query {_shown_id(query)} "
+            f"(rows {rows}); a run lists a document once per query (trec_eval and read_run "
+            "refuse repeats): drop the duplicates, e.g. frame.drop_duplicates(['query', 'doc'])"
         )
         raise SchemaError(msg)
 
@@ -1148,7 +1160,7 @@ def _refuse_rising_scores(table: pd.DataFrame, scores: np.ndarray, starts: np.nd
         at = int(rising[0]) + 1
         higher, lower = float(scores[at]), float(scores[at - 1])
         msg = (
-            f"for query {table['query'].iat[at]!r}, row {_row(table.index[at])} is ranked "
+            f"for query {_shown_id(table['query'].iat[at])}, row {_row(table.index[at])} is ranked "
             f"below row {_row(table.index[at - 1])} but has a higher score ({higher!r} > "
             f"{lower!r}); trec_eval and read_run rank by score, so the file would "
             "rank them the other way: drop the score column (scores are then made from the "

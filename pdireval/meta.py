@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval._errors import MetricError, SchemaError
-from pdireval._matrices import Matrix, matrices, seed_sequence, whole
+from pdireval._matrices import Block, Matrix, matrices, seed_sequence, stacked, whole
 from pdireval._options import level, resamples
 
 if TYPE_CHECKING:
@@ -179,8 +179,8 @@ def asl_curve(
                 "asl": asl,
             }
         )
-        blocks.append(block.sort_values("asl", kind="stable"))
-    return pd.concat(blocks, ignore_index=True)[list(ASL_COLUMNS)]
+        blocks.append((matrix.block, block.sort_values("asl", kind="stable")))
+    return stacked(blocks, ASL_COLUMNS, by=["metric"])
 
 
 def discriminative_power(
@@ -230,7 +230,8 @@ def discriminative_power(
     curve = asl_curve(
         frame, metrics, n_resamples=n_resamples, seed=seed, columns=columns, **options
     )
-    grouped = curve.groupby("metric", sort=False)["asl"]
+    by = [column for column in curve.columns if column not in ASL_COLUMNS] + ["metric"]
+    grouped = curve.groupby(by if len(by) > 1 else "metric", sort=False)["asl"]
     out = pd.DataFrame(
         {
             "pairs": grouped.size().astype(np.int64),
@@ -238,7 +239,8 @@ def discriminative_power(
         }
     )
     out["discriminative_power"] = out["significant"] / out["pairs"]
-    out.index.name = "metric"
+    if len(by) == 1:
+        out.index.name = "metric"
     return out
 
 
@@ -369,9 +371,16 @@ def swap_rate(
         for size in checked:
             compared, swapped = swap_counts(matrix.values, size, n_trials, minimum, rng)
             rate = swapped / compared if compared else float("nan")
-            rows.append((matrix.metric, size, compared, swapped, rate))
-    out = pd.DataFrame(rows, columns=["metric", "size", "comparisons", "swaps", "swap_rate"])
+            rows.append((matrix.block, (matrix.metric, size, compared, swapped, rate)))
+    names = ["metric", "size", "comparisons", "swaps", "swap_rate"]
+    out = _rows(rows, names)
     return out.astype({"size": np.int64, "comparisons": np.int64, "swaps": np.int64})
+
+
+def _rows(rows: list[tuple[Block, tuple]], names: list[str]) -> pd.DataFrame:
+    """One row per (block, values) pair, a first column per judge and collection level."""
+    parts = [(block, pd.DataFrame([values], columns=names)) for block, values in rows]
+    return stacked(parts, names, by=["metric"])
 
 
 def _non_negative(name: str, value: Any) -> float:
@@ -482,16 +491,15 @@ def ranking_stability(
         for size in checked:
             taus = stability_taus(matrix.values, size, n_trials, rng)
             valid = taus[~np.isnan(taus)]
-            rows.append(
-                (
-                    matrix.metric,
-                    size,
-                    valid.size,
-                    valid.mean() if valid.size else np.nan,
-                    valid.std(ddof=1) if valid.size > 1 else np.nan,
-                    valid.min() if valid.size else np.nan,
-                    (valid < 0.9).mean() if valid.size else np.nan,
-                )
+            found = (
+                matrix.metric,
+                size,
+                valid.size,
+                valid.mean() if valid.size else np.nan,
+                valid.std(ddof=1) if valid.size > 1 else np.nan,
+                valid.min() if valid.size else np.nan,
+                (valid < 0.9).mean() if valid.size else np.nan,
             )
+            rows.append((matrix.block, found))
     names = ["metric", "size", "trials", "tau_mean", "tau_sd", "tau_min", "tau_below_09"]
-    return pd.DataFrame(rows, columns=names).astype({"size": np.int64, "trials": np.int64})
+    return _rows(rows, names).astype({"size": np.int64, "trials": np.int64})

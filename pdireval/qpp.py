@@ -22,7 +22,9 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+import numbers
+import reprlib
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -53,6 +55,13 @@ def smare(predicted: Any, actual: Any) -> float:
     float
         In [0, 1); 0 when both order the queries alike. NaN without queries.
 
+    Raises
+    ------
+    SchemaError
+        The two have different lengths, or a value is missing, infinite or not a number
+        (text, True/False, None): the positions and values are named. Drop those queries
+        from both sides, or fill them in.
+
     Notes
     -----
     With :math:`r^p_q` and :math:`r^e_q` the ranks of query q among the c queries by
@@ -71,16 +80,94 @@ def smare(predicted: Any, actual: Any) -> float:
     >>> smare([0.1, 0.2, 0.3, 0.4], [0.4, 0.3, 0.2, 0.1])  # reversed: (3 + 1 + 1 + 3) / 16
     0.5
     """
-    p = pd.Series(np.asarray(predicted, dtype=np.float64))
-    e = pd.Series(np.asarray(actual, dtype=np.float64))
+    p, e = _sequence(predicted, "predicted"), _sequence(actual, "actual")
     if len(p) != len(e):
         msg = f"smare needs as many predictions as values, got {len(p)} and {len(e)}"
         raise SchemaError(msg)
-    c = len(p)
+    positions = pd.RangeIndex(len(p))
+    noun = ("at", "position", "positions")
+    x = _finite_numbers(p, "smare's argument predicted", positions, noun)
+    y = _finite_numbers(e, "smare's argument actual", positions, noun)
+    return _smare(x, y)
+
+
+def _smare(x: np.ndarray, y: np.ndarray) -> float:
+    """The sMARE of two float64 arrays of finite numbers."""
+    c = len(x)
     if c == 0:
         return float("nan")
-    errors = (p.rank(method="average") - e.rank(method="average")).abs() / c
-    return float(errors.mean())
+    errors = (pd.Series(x).rank(method="average") - pd.Series(y).rank(method="average")).abs()
+    return float((errors / c).mean())
+
+
+def _sequence(data: Any, what: str) -> pd.Series:
+    """``data`` (a sequence, array or Series of values) as a Series numbered 0, 1, ..."""
+    if isinstance(data, pd.Series):
+        return data.reset_index(drop=True)
+    if isinstance(data, np.ndarray):
+        if data.ndim == 1:
+            return pd.Series(data)
+    elif isinstance(data, Iterable) and not isinstance(data, str | bytes | Mapping):
+        items = list(data)
+        return pd.Series(items, dtype=None if items else np.float64)
+    msg = (
+        f"smare's {what} values must be one sequence of numbers (a list, 1-D array or "
+        f"Series), one per query, got {type(data).__name__}"
+        + (f" of shape {data.shape}" if isinstance(data, np.ndarray) else "")
+    )
+    raise SchemaError(msg)
+
+
+def _plain(value: object) -> object:
+    """A numpy scalar as Python's, for messages (``nan``, not ``np.float64(nan)``)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _real(value: object) -> float:
+    """``value`` as a float when it is a real number (not True/False), else NaN."""
+    if not isinstance(value, numbers.Real) or isinstance(value, bool | np.bool_):
+        return np.nan
+    try:
+        return float(value)
+    except OverflowError:  # an int too large for a float64
+        return np.inf
+
+
+def _finite_numbers(
+    values: pd.Series, what: str, ids: pd.Index, noun: tuple[str, str, str]
+) -> np.ndarray:
+    """``values`` as float64, or a :class:`SchemaError` naming each missing, infinite or
+    non-numeric value (text, True/False, None) by its id and saying how to fix it.
+
+    The one check of :func:`smare` (ids: positions) and :func:`qpp_evaluation` (ids:
+    query ids). A number is an int or float (numpy's included), never True/False or
+    text such as ``"0.5"``.
+    """
+    kind = values.dtype.kind
+    if kind in "iuf":  # numbers; nullable ones give NaN where missing
+        out = values.to_numpy(dtype=np.float64, na_value=np.nan)
+        good = np.isfinite(out)
+    elif kind == "O":  # objects: numbers, text, None, ... one by one
+        out = np.fromiter((_real(v) for v in values), dtype=np.float64, count=len(values))
+        good = np.isfinite(out)
+    else:  # True/False, dates, complex numbers: no number of a query
+        out = np.full(len(values), np.nan)
+        good = np.zeros(len(values), dtype=bool)
+    if good.all():
+        return out
+    bad = np.flatnonzero(~good)
+    found = [reprlib.repr(_plain(values.iloc[i])) for i in bad[:_SHOWN]]
+    found += ["..."] if len(bad) > _SHOWN else []
+    where = f"{noun[0]} {len(bad)} {noun[1] if len(bad) == 1 else noun[2]}"
+    msg = (
+        f"{what} has no finite number {where}: {_shown(list(ids[bad]))} "
+        f"(found [{', '.join(found)}]). "
+        "Every query needs a prediction and a "
+        "value, each a finite number (not text, True/False or None): drop those queries "
+        "from both sides (e.g. with dropna()), fill them in, or convert text to numbers "
+        "(e.g. with pd.to_numeric)"
+    )
+    raise SchemaError(msg)
 
 
 def _pearson(x: np.ndarray, y: np.ndarray) -> float:
@@ -108,19 +195,20 @@ def _shown(ids: Sequence[Any]) -> list[Any]:
     return list(ids[:_SHOWN]) + (["..."] if len(ids) > _SHOWN else [])
 
 
-def _refuse_bad_values(table: pd.DataFrame, what: str) -> None:
-    for column in table.columns:
-        numbers = pd.to_numeric(table[column], errors="coerce")
-        bad = numbers.isna() | ~np.isfinite(numbers.to_numpy(np.float64, na_value=np.nan))
-        if bad.any():
-            ids = list(table.index[bad.to_numpy()])
-            msg = (
-                f"{what} {column!r} has no finite number for {int(bad.sum())} quer"
-                f"{'y' if bad.sum() == 1 else 'ies'}: {_shown(ids)}. Every query needs a "
-                "prediction and a value: drop those queries from both sides (e.g. with "
-                "dropna()), or fill them in"
+def _numbers(table: pd.DataFrame, what: str) -> pd.DataFrame:
+    """``table`` with every column as float64, each value checked by :func:`_finite_numbers`."""
+    return pd.DataFrame(
+        {
+            position: _finite_numbers(
+                table.iloc[:, position],
+                f"{what} {column!r}",
+                table.index,
+                ("for", "query", "queries"),
             )
-            raise SchemaError(msg)
+            for position, column in enumerate(table.columns)
+        },
+        index=table.index,
+    ).set_axis(table.columns, axis=1)
 
 
 def _aligned(predictor: pd.DataFrame, values: pd.DataFrame) -> pd.DataFrame:
@@ -161,6 +249,16 @@ def _aligned(predictor: pd.DataFrame, values: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def _named_levels(by: Hashable | Sequence[Hashable], index: pd.Index) -> list[Hashable]:
+    """The levels ``by`` names, each a level of ``index``."""
+    levels = [by] if isinstance(by, str) or not isinstance(by, Sequence) else list(by)
+    unknown = [level for level in levels if level not in index.names]
+    if unknown:
+        msg = f"by={by!r}: {unknown} are not index levels of the values {list(index.names)}"
+        raise SchemaError(msg)
+    return levels
+
+
 def qpp_evaluation(
     predictor: pd.Series | pd.DataFrame,
     values: pd.Series | pd.DataFrame,
@@ -176,17 +274,21 @@ def qpp_evaluation(
         or by the levels of ``values``' index it shares, e.g. (collection, query).
     values : Series or DataFrame
         Per-query values of one measure (a Series) or several (one column each), as
-        :func:`pdireval.evaluate` returns them. A prediction is repeated along index
-        levels of ``values`` that the predictor lacks (e.g. ``run``): group by them.
+        :func:`pdireval.evaluate` returns them. A prediction is repeated along the index
+        levels of ``values`` that the predictor lacks (e.g. ``run``).
     by : index level name or list of them, optional
         Levels of ``values``' index that group the queries (e.g. ``"collection"`` or
-        ``["run", "collection"]``): one row per group. By default all queries form one
-        group.
+        ``["run", "collection"]``): one row per group. By default, the levels of
+        ``values``' index that the predictor's index lacks -- ``run``, ``judge``,
+        ``collection``, ``seed``, whichever ``values`` has, for a predictor indexed by
+        query -- so that each run (judge, collection, seed) is compared with the
+        predictor over its own queries, each query once. ``by=[]`` puts every row in
+        one group: a prediction then counts once per run.
 
     Returns
     -------
     DataFrame
-        One row per (group, predictor, metric); columns the ``by`` levels, then
+        One row per (group, predictor, metric); columns the grouping levels, then
         ``predictor``, ``metric``, ``queries``, ``pearson``, ``kendall`` (tau-b),
         ``spearman`` (with ties) and ``smare``. A correlation is NaN when a group has
         fewer than two queries or one side is constant.
@@ -220,23 +322,27 @@ def qpp_evaluation(
     >>> pdireval.qpp_evaluation(guess, values).round(4)
       predictor metric  queries  pearson  kendall  spearman  smare
     0   clarity     AP        4    0.378   0.3333       0.4   0.25
+
+    Values of two runs (index run, query): the prediction of a query serves both, and
+    each run gets its own row.
+
+    >>> runs = pd.concat({"bm25": values, "dense": values[::-1].set_axis(values.index)},
+    ...                  names=["run", "query"])
+    >>> pdireval.qpp_evaluation(guess, runs).round(4)
+         run predictor metric  queries  pearson  kendall  spearman  smare
+    0   bm25   clarity     AP        4   0.3780   0.3333       0.4  0.250
+    1  dense   clarity     AP        4  -0.5292  -0.3333      -0.4  0.375
     """
     predictors = _as_frame(predictor, "predictor")
     measured = _as_frame(values, "values")
-    levels = (
-        []
-        if by is None
-        else ([by] if isinstance(by, str) or not isinstance(by, Sequence) else list(by))
-    )
-    unknown = [level for level in levels if level not in measured.index.names]
-    if unknown:
-        msg = (
-            f"by={by!r}: {unknown} are not index levels of the values {list(measured.index.names)}"
-        )
-        raise SchemaError(msg)
-    _refuse_bad_values(predictors, "predictor")
-    _refuse_bad_values(measured, "measure")
+    levels = None if by is None else _named_levels(by, measured.index)
+    predictors = _numbers(predictors, "predictor")
+    measured = _numbers(measured, "measure")
     aligned = _aligned(predictors, measured)
+    if levels is None:  # the levels a prediction is repeated along
+        own = set(predictors.index.names)
+        multi = isinstance(measured.index, pd.MultiIndex)
+        levels = [name for name in measured.index.names if name not in own] if multi else []
     groups = (
         [((), np.arange(len(measured)))]
         if not levels
@@ -249,10 +355,10 @@ def qpp_evaluation(
     )
     rows = []
     for key, positions in groups:
-        for name in aligned.columns:
-            x = pd.to_numeric(aligned[name]).to_numpy(np.float64)[positions]
-            for label in measured.columns:
-                y = pd.to_numeric(measured[label]).to_numpy(np.float64)[positions]
+        for i, name in enumerate(aligned.columns):
+            x = aligned.iloc[:, i].to_numpy(np.float64)[positions]
+            for j, label in enumerate(measured.columns):
+                y = measured.iloc[:, j].to_numpy(np.float64)[positions]
                 rows.append(
                     (
                         *key,
@@ -262,7 +368,7 @@ def qpp_evaluation(
                         _pearson(x, y),
                         kendall(x, y) if len(x) else np.nan,
                         spearman(x, y) if len(x) else np.nan,
-                        smare(x, y),
+                        _smare(x, y),
                     )
                 )
     out = pd.DataFrame(rows, columns=[*levels, *QPP_COLUMNS])

@@ -50,7 +50,7 @@ import pandas as pd
 from pdireval import _evaluate
 from pdireval._errors import SchemaError
 from pdireval._options import Evaluation
-from pdireval._prepare.checks import id_kind
+from pdireval._prepare.ids import same_kind
 from pdireval._significance import TIE_TOLERANCE, scipy_stats
 from pdireval.metrics import parse_metrics
 
@@ -103,17 +103,10 @@ def _per_run(
 
 
 def _refuse_unmatchable_queries(original: pd.Index, reproduced: pd.Index) -> None:
-    """Query ids that are numbers on one side and strings on the other never match: the
-    paired statistics would silently become unpaired ones.
+    """Query ids of different kinds never match (the rule of ``pdireval._prepare.ids``):
+    the paired statistics would silently become unpaired ones.
     """
-    kinds = [id_kind(pd.Series(index.to_numpy(dtype=object))) for index in (original, reproduced)]
-    if "other" not in kinds and kinds[0] != kinds[1]:
-        msg = (
-            f"query ids are {kinds[0]}s ({original.dtype}) in the original frame but "
-            f"{kinds[1]}s ({reproduced.dtype}) in the reproduced one, so no query would "
-            "be paired; convert one side, e.g. frame['query'].astype(str)"
-        )
-        raise SchemaError(msg)
+    same_kind([("the original frame", original), ("the reproduced frame", reproduced)], "query")
 
 
 def _by_query_value(tables: dict[Hashable, pd.DataFrame]) -> dict[Hashable, pd.DataFrame]:

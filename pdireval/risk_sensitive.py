@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval._errors import MetricError, SchemaError
-from pdireval._matrices import Matrix, matrices
+from pdireval._matrices import Matrix, matrices, stacked
 from pdireval._significance import TIE_TOLERANCE
 
 if TYPE_CHECKING:
@@ -364,15 +364,11 @@ def risk(
     1  system2    P@5     1       1 -0.3000 -0.6000
     """
     alphas = _alphas(alpha)
-    blocks = []
-    for matrix in matrices(frame, metrics, columns, options, "risk"):
-        base = _baseline_of(matrix, baseline)
-        blocks.append(_risk_block(matrix, base, alphas))
-    out = pd.concat(blocks, ignore_index=True)
-    runs = {run: i for i, run in enumerate(dict.fromkeys(out["run"]))}
-    out["_run"] = out["run"].map(runs)
-    out = out.sort_values("_run", kind="stable").drop(columns="_run").reset_index(drop=True)
-    return out[list(RISK_COLUMNS)]
+    parts = [
+        (matrix.block, _risk_block(matrix, _baseline_of(matrix, baseline), alphas))
+        for matrix in matrices(frame, metrics, columns, options, "risk")
+    ]
+    return stacked(parts, RISK_COLUMNS, by=["run"])
 
 
 def georisk(
@@ -420,17 +416,23 @@ def georisk(
     >>> pdireval.georisk(example(), ["AP", "nDCG@10"], alpha=5).round(4)
     metric      AP  nDCG@10
     run
-    medium  0.4895   0.5465
     strong  0.5985   0.6130
+    medium  0.4895   0.5465
     weak    0.2435   0.2459
     """
     (level,) = _alphas([alpha])
-    values = {}
+    values: dict[tuple, dict[str, np.ndarray]] = {}
     runs: list[Hashable] = []
+    names: list[Hashable] = []
     for matrix in matrices(frame, metrics, columns, options, "georisk"):
         _refuse_negative(matrix)
-        runs = matrix.runs
-        values[matrix.metric] = georisk_values(matrix.values, level)
-    out = pd.DataFrame(values, index=pd.Index(runs, name="run"))
+        runs, names = matrix.runs, [name for name, _ in matrix.block.key]
+        key = tuple(value for _, value in matrix.block.key)
+        values.setdefault(key, {})[matrix.metric] = georisk_values(matrix.values, level)
+    parts = {
+        key: pd.DataFrame(columns, index=pd.Index(runs, name="run"))
+        for key, columns in values.items()
+    }
+    out = parts[()] if not names else pd.concat(parts, names=[*names, "run"])
     out.columns.name = "metric"
     return out

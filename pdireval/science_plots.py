@@ -126,7 +126,7 @@ def risk_plot(
 
     (level,) = _alphas([alpha])
     edges = _edges(bins)
-    found = list(matrices(frame, metric, columns, options, "risk_plot"))
+    found = list(matrices(frame, metric, columns, options, "risk_plot", one=True))
     if len(found) != 1:
         msg = f"risk_plot draws one metric, got {[m.metric for m in found]}"
         raise MetricError(msg)

@@ -19,9 +19,9 @@ Examples
 >>> pairs = pdireval.tukey_hsd(example(), "AP", n_resamples=2000, seed=1)
 >>> pairs[["run", "baseline", "delta", "p_value", "significant"]].round(4)
       run baseline   delta  p_value  significant
-0  strong   medium  0.3025   0.0005         True
-1    weak   medium -0.3595   0.0005         True
-2    weak   strong -0.6620   0.0005         True
+0  medium   strong -0.3025   0.0005         True
+1    weak   strong -0.6620   0.0005         True
+2    weak   medium -0.3595   0.0005         True
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval._errors import SchemaError
-from pdireval._matrices import matrices, seed_sequence
+from pdireval._matrices import matrices, seed_sequence, stacked
 from pdireval._options import level, resamples
 
 if TYPE_CHECKING:
@@ -171,7 +171,7 @@ def tukey_hsd(
     n_resamples = resamples(n_resamples)
     threshold = level("alpha", alpha)
     sequence = seed_sequence(seed)
-    blocks = []
+    parts = []
     for matrix in matrices(frame, metrics, columns, options, "tukey_hsd"):
         m = len(matrix.runs)
         pairs = [(j, i) for i in range(m) for j in range(i + 1, m)]
@@ -179,27 +179,20 @@ def tukey_hsd(
         means = matrix.values.mean(axis=0)
         mean = np.array([means[j] for j, _ in pairs])
         baseline_mean = np.array([means[i] for _, i in pairs])
-        blocks.append(
-            pd.DataFrame(
-                {
-                    "run": [matrix.runs[j] for j, _ in pairs],
-                    "baseline": [matrix.runs[i] for _, i in pairs],
-                    "metric": matrix.metric,
-                    "mean": mean,
-                    "baseline_mean": baseline_mean,
-                    "delta": mean - baseline_mean,
-                    "p_value": p,
-                    "significant": p < threshold,
-                }
-            )
+        found = pd.DataFrame(
+            {
+                "run": [matrix.runs[j] for j, _ in pairs],
+                "baseline": [matrix.runs[i] for _, i in pairs],
+                "metric": matrix.metric,
+                "mean": mean,
+                "baseline_mean": baseline_mean,
+                "delta": mean - baseline_mean,
+                "p_value": p,
+                "significant": p < threshold,
+            }
         )
-    out = pd.concat(blocks, ignore_index=True)
-    pair_order = {
-        pair: i for i, pair in enumerate(dict.fromkeys(zip(out.run, out.baseline, strict=True)))
-    }
-    out["_pair"] = [pair_order[pair] for pair in zip(out.run, out.baseline, strict=True)]
-    out = out.sort_values("_pair", kind="stable").drop(columns="_pair").reset_index(drop=True)
-    return out[list(TUKEY_COLUMNS)]
+        parts.append((matrix.block, found))
+    return stacked(parts, TUKEY_COLUMNS, by=["run", "baseline"])
 
 
 # --------------------------------------------------------------------------- letter groups
@@ -292,11 +285,11 @@ def letter_groups(pairs: pd.DataFrame) -> pd.DataFrame:
     >>> pdireval.letter_groups(pairs).round(4)
                      mean label group beats
     metric run
-    AP     medium  0.5756     a     b     c
-           strong  0.8781     b     a    ac
+    AP     strong  0.8781     a     a    bc
+           medium  0.5756     b     b     c
            weak    0.2161     c     c
-    P@10   medium  0.5520     a     b     c
-           strong  0.7520     b     a    ac
+    P@10   strong  0.7520     a     a    bc
+           medium  0.5520     b     b     c
            weak    0.3000     c     c
     """
     missing = [column for column in _PAIR_COLUMNS if column not in pairs.columns]

@@ -67,7 +67,7 @@ Test: TypeAlias = Literal["t", "wilcoxon", "sign", "permutation", "bootstrap"]
 Correction: TypeAlias = Literal["holm", "bonferroni", "fdr_bh"]
 
 #: Rank correlation coefficients.
-RankCorrelation: TypeAlias = Literal["kendall", "spearman", "tau_ap"]
+RankCorrelation: TypeAlias = Literal["kendall", "spearman", "tau_ap", "tau_ap_b"]
 
 #: Confidence intervals of a summary.
 CiMethod: TypeAlias = Literal["t", "bootstrap"]

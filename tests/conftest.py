@@ -17,6 +17,8 @@ import os
 import sys
 import threading
 
+import pytest
+
 _EXIT_STATUS = {"value": 0}
 _PREPARATION = os.environ.get("PDIREVAL_PREPARATION", "fast")
 
@@ -30,6 +32,20 @@ def pytest_configure(config) -> None:
 
         for step in algorithms.STEPS:
             setattr(algorithms, step, getattr(reference, step))
+
+
+@pytest.fixture(autouse=True)
+def _metric_registry_as_it_was():
+    """Every test leaves the metric registry as it found it: a metric a test defines
+    (``pdireval.metrics.define``) is gone afterwards, whatever order the tests run in.
+    """
+    from pdireval.metrics import REGISTRY
+
+    before = dict(REGISTRY)
+    yield
+    if REGISTRY.keys() != before.keys():
+        REGISTRY.clear()
+        REGISTRY.update(before)
 
 
 def pytest_report_header(config) -> str:

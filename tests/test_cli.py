@@ -335,9 +335,149 @@ def test_measure_parameters_trec_eval_refuses(capsys, tmp_path, measure, message
 def test_no_shared_query_is_an_error(capsys, tmp_path):
     qrels, run = _files(tmp_path, "1 0 a 1\n", "2 Q0 a 1 1.0 r\n")
     status, out, err = run_cli(capsys, qrels, run)
-    assert status != 0
+    assert status == 7  # trec_eval: "No queries with both results and relevance info"
     assert out == ""
-    assert "none of the run's queries is in the qrels (the run has its only query" in err
+    assert f"no query of run file '{run}' has judgments in '{qrels}'" in err
+    assert "the run's 1 query, e.g. ['2']; the qrels' 1 query, e.g. ['1']" in err
+
+
+# ------------------------------------------------ files refused, never skipped without a word
+
+
+@pytest.mark.parametrize(
+    ("content", "status", "message"),
+    [
+        ("", 2, "cannot read run file '{path}': it is empty"),
+        ("\n  \n\t\n", 7, "run file '{path}' has no result line, only blank lines or comments"),
+        ("# a comment only\n", 7, "run file '{path}' has no result line"),
+        ("9 Q0 a 1 1.0 r\n", 7, "no query of run file '{path}' has judgments"),
+    ],
+)
+def test_a_run_without_results_is_refused_in_every_mode(capsys, tmp_path, content, status, message):
+    """An empty run file (trec_eval: "Cannot read results file", status 2), one of blank
+    lines or comments only, or one whose queries have no judgments (trec_eval: "No
+    queries with both results and relevance info", status 7) stops the command, alone or
+    among several runs -- the table never loses a run without a word."""
+    qrels, run = _files(tmp_path, QRELS_J, RUN_J)
+    odd = tmp_path / "odd.run"
+    odd.write_text(content)
+    calls = [
+        [qrels, odd],
+        [qrels, run, odd],
+        [qrels, odd, run],
+        ["--format", "csv", qrels, run, odd],
+    ]
+    for arguments in calls:
+        got, out, err = run_cli(capsys, *arguments)
+        assert (got, out) == (status, ""), arguments
+        assert len(err.strip().splitlines()) == 1, err
+        assert err.startswith("pdireval: error: ")
+        assert message.format(path=odd) in err
+    if status == 7 and content.strip():  # fusing needs no judgments: only files without lines
+        return
+    got, out, err = run_cli(capsys, "fuse", "-m", "rrf", run, odd)
+    assert (got, out) == (status, "")
+    assert err.startswith("pdireval fuse: error: ")
+    assert message.format(path=odd) in err
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("", "cannot read qrels file '{path}': it is empty"),
+        ("\n\n", "qrels file '{path}' has no judgment line, only blank lines or comments"),
+        ("# judged later\n", "qrels file '{path}' has no judgment line"),
+    ],
+)
+def test_qrels_without_judgments_are_refused(capsys, tmp_path, content, message):
+    """trec_eval refuses an empty qrels file (or one of blank lines) with status 2; before,
+    the command blamed the run's query ids."""
+    _, run = _files(tmp_path, QRELS_J, RUN_J)
+    qrels = tmp_path / "empty.qrels"
+    qrels.write_text(content)
+    got, out, err = run_cli(capsys, qrels, run)
+    assert (got, out) == (2, "")
+    assert message.format(path=qrels) in err
+    assert "query ids" not in err
+
+
+def test_a_file_in_the_wrong_place_is_named_with_the_usage(capsys, tmp_path):
+    """A qrels file where a run goes (or a run file where the qrels go) is named, with the
+    command's usage -- not the reading functions' advice to Python users."""
+    qrels, run = _files(tmp_path, QRELS_J, RUN_J)
+    usage = "the qrels file comes first: pdireval QRELS RUN [RUN ...]"
+    for arguments, named, kind in [
+        ([run, qrels], run, "a run file (qid Q0 docno rank score tag), given where the qrels"),
+        ([qrels, run, qrels], qrels, "a qrels file (qid iter docno rel), given where a run"),
+        ([qrels, qrels], qrels, "a qrels file (qid iter docno rel), given where a run"),
+    ]:
+        got, out, err = run_cli(capsys, *arguments)
+        assert (got, out) == (2, ""), arguments
+        assert f"pdireval: error: '{named}' is {kind}" in err
+        assert usage in err
+        assert "read_qrels" not in err
+        assert "read_run" not in err
+    for arguments in ([run, qrels], [qrels, run]):
+        got, out, err = run_cli(capsys, "fuse", *arguments)
+        assert (got, out) == (2, "")
+        assert f"'{qrels}' is a qrels file" in err
+        assert "pdireval fuse takes run files only: pdireval fuse [-m METHOD] RUN RUN" in err
+        assert "read_qrels" not in err
+
+
+def test_a_short_line_in_a_run_keeps_its_message_without_python_advice(capsys, tmp_path):
+    qrels, run = _files(tmp_path, QRELS_J, RUN_J + "5 0 a 1\n")
+    got, out, err = run_cli(capsys, qrels, run)
+    assert (got, out) == (1, "")
+    assert "line 7: expected 6 fields (qid Q0 docno rank score tag), found 4: '5 0 a 1'" in err
+    assert "read_qrels" not in err
+    got, _, err = run_cli(capsys, "fuse", run, run)
+    assert got == 2  # the same file twice
+    got, _, err = run_cli(capsys, "fuse", run, qrels)
+    assert got == 1  # the run's short line, read first
+    assert "found 4: '5 0 a 1'" in err
+    assert "read_qrels" not in err
+
+
+def test_demo_write_refuses_to_replace_files_unless_forced(capsys, tmp_path):
+    folder = tmp_path / "example"
+    assert main(["demo", "--write", str(folder)]) == 0
+    names = ["qrels.txt", "strong.txt", "medium.txt", "weak.txt"]
+    assert sorted(p.name for p in folder.iterdir()) == sorted(names)
+    (folder / "qrels.txt").write_text("mine\n")
+    (folder / "notes.txt").write_text("kept\n")
+    capsys.readouterr()
+    got, out, err = run_cli(capsys, "demo", "--write", folder)
+    assert (got, out) == (2, "")
+    assert all(str(folder / name) in err for name in names)
+    assert f"'pdireval demo --write {folder} --force' replaces them" in err
+    assert (folder / "qrels.txt").read_text() == "mine\n"  # untouched
+    got, out, _ = run_cli(capsys, "demo", "--force", "--write", folder)
+    assert got == 0
+    assert out.startswith(f"wrote {folder / 'qrels.txt'}, ")
+    assert (folder / "qrels.txt").read_text().startswith("401 0 ")
+    assert (folder / "notes.txt").read_text() == "kept\n"
+    # one file of the four there: it alone is named, and nothing is written
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "weak.txt").write_text("mine\n")
+    got, _, err = run_cli(capsys, "demo", "--write", other)
+    assert got == 2
+    assert f"{other / 'weak.txt'} already exists; " in err
+    assert "replaces it" in err
+    assert sorted(p.name for p in other.iterdir()) == ["weak.txt"]
+    got, _, err = run_cli(capsys, "demo", "--force")
+    assert got == 2
+    assert "give DIR" in err
+
+
+def test_demo_help_offers_force(capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["demo", "--help"])
+    assert done.value.code == 0
+    out = capsys.readouterr().out
+    assert "--write DIR" in out
+    assert "--force" in out
 
 
 USER_METRIC = """
@@ -395,7 +535,7 @@ def test_no_arguments_print_the_usage_and_version_is_known(capsys):
     assert capsys.readouterr().out.startswith("pdireval 0.")
     status, _, err = run_cli(capsys, "demo", "extra")
     assert status == 2
-    assert "takes nothing or --write DIR" in err
+    assert "'pdireval demo' takes nothing, or --write DIR [--force]" in err
 
 
 def test_progress_only_when_a_person_watches(capsys, tmp_path, monkeypatch):

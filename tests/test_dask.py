@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+dask = pytest.importorskip("dask")
 dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 
@@ -20,7 +23,10 @@ from adversarial import adversarial_case  # noqa: E402
 
 import pdireval  # noqa: E402
 import pdireval.dask  # noqa: E402
+from pdireval._prepare.columns import ColumnMap  # noqa: E402
+from pdireval._summary import EFFICIENCY  # noqa: E402
 from pdireval.datasets import example  # noqa: E402
+from pdireval.metrics import parse_metrics  # noqa: E402
 
 METRICS = ["AP", "nDCG@10", "P@5", "R@20", "RR", "Rprec", "Bpref", "NumRet"]
 
@@ -125,18 +131,323 @@ def test_summary_with_interval_matches_pandas(client) -> None:
 
 
 def test_compare_matches_pandas(client) -> None:
-    """compare on dask equals pdireval.compare on the same rows."""
+    """compare on dask equals pdireval.compare on the same rows in the same order (the
+    runs' first appearance decides the pairs), for one baseline and for all pairs."""
     pytest.importorskip("scipy")
-    df = example()
-    ddf = _scrambled(df, 4, seed=3)
-    actual = ddf.ireval.compare(["AP", "nDCG@10"], baseline="weak", test="t")
-    expected = df.ireval.compare(["AP", "nDCG@10"], baseline="weak", test="t")
+    ddf = _scrambled(example(), 4, seed=3)
+    same_rows = ddf.compute()
+    for baseline in ("weak", None):
+        actual = ddf.ireval.compare(["AP", "nDCG@10"], baseline=baseline, test="t")
+        expected = same_rows.ireval.compare(["AP", "nDCG@10"], baseline=baseline, test="t")
+        pd.testing.assert_frame_equal(actual, expected, check_exact=True)
+
+
+def _partitioned(pieces: list[pd.DataFrame]):
+    """One partition per piece, in this order, rows in their order."""
+    parts = [dd.from_pandas(piece, npartitions=1, sort=False) for piece in pieces]
+    return dd.concat(parts)
+
+
+def test_compare_pairs_follow_the_first_appearance_of_the_runs(client) -> None:
+    """Partition order first, then row order in a partition: medium (partition 0), then
+    weak (row 0 of partition 1) before strong (row 1 of partition 1). The earlier run of
+    each pair is its baseline, as pandas gives it for the computed frame."""
+    frame = example()
+    runs = {name: frame[frame["run"] == name] for name in ("weak", "medium", "strong")}
+    medium = runs["medium"]
+    half = medium["query"].isin(medium["query"].unique()[::2])
+    second = pd.concat([runs["weak"].iloc[:1], runs["strong"], runs["weak"].iloc[1:]])
+    ddf = _partitioned([medium[half], pd.concat([second, medium[~half]])])
+    same_rows = ddf.compute()
+    assert pdireval._matrices.run_order(same_rows, "run") == ["medium", "weak", "strong"]
+
+    actual = ddf.ireval.compare(["AP", "P@5"], test="sign")
+    pairs = list(dict.fromkeys(zip(actual["run"], actual["baseline"], strict=True)))
+    assert pairs == [("weak", "medium"), ("strong", "medium"), ("strong", "weak")]
+    expected = same_rows.ireval.compare(["AP", "P@5"], test="sign")
+    pd.testing.assert_frame_equal(actual, expected, check_exact=True)
+    # the shuffle (and a baseline list) do not change the order; sorted order would
+    listed = pdireval.dask.compare(ddf, "AP", baseline=["strong", "weak"], npartitions=3)
+    assert list(zip(listed["run"], listed["baseline"], strict=True)) == [
+        ("medium", "strong"),
+        ("weak", "strong"),
+        ("medium", "weak"),
+    ]
+    unshuffled = pdireval.dask.compare(_partitioned(list(runs.values())), "AP", shuffle=False)
+    assert list(zip(unshuffled["run"], unshuffled["baseline"], strict=True)) == [
+        ("medium", "weak"),
+        ("strong", "weak"),
+        ("strong", "medium"),
+    ]
+
+
+def test_compare_takes_the_categories_order_of_a_categorical_run_column(client) -> None:
+    """A categorical run column orders the runs by its categories, as in pandas."""
+    frame = example()
+    frame = frame.assign(run=pd.Categorical(frame["run"], ["strong", "weak", "medium"]))
+    ddf = _scrambled(frame, 3, seed=5)
+    actual = ddf.ireval.compare("AP", test="sign")
+    pairs = list(zip(actual["run"].astype(str), actual["baseline"].astype(str), strict=True))
+    assert pairs == [("weak", "strong"), ("medium", "strong"), ("medium", "weak")]
+    expected = ddf.compute().ireval.compare("AP", test="sign")
+    pd.testing.assert_frame_equal(actual, expected, check_exact=True)
+
+
+def test_compare_refuses_bad_risk_alpha_before_computing(client) -> None:
+    broken = dd.from_pandas(pd.DataFrame({"query": ["q"], "doc": ["d"], "rank": [0.5]}), 1)
+    with pytest.raises(pdireval.MetricError, match="risk_alpha"):
+        pdireval.dask.compare(broken, "AP", risk_alpha=-1)
+
+
+def test_compare_with_risk_matches_pandas(client) -> None:
+    ddf = _scrambled(example(), 4, seed=8)
+    actual = ddf.ireval.compare("AP", baseline="medium", risk_alpha=2)
+    expected = ddf.compute().ireval.compare("AP", baseline="medium", risk_alpha=2)
+    assert {"urisk", "trisk"} <= set(actual.columns)
+    pd.testing.assert_frame_equal(actual, expected, check_exact=True)
+
+
+# ------------------------------------------------------------------ time column: latency
+
+
+def _timed(frame: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
+    """The frame with a time per (run, collection, seed, query): each judge of a query
+    sees the same ranking, answered once."""
+    by = [name for name in ("run", "collection", "seed", "query") if name in frame.columns]
+    groups = frame.groupby(by, sort=False).ngroup().to_numpy()
+    times = np.random.default_rng(seed).gamma(2.0, 0.05, groups.max() + 1)
+    return frame.assign(time=times[groups])
+
+
+@pytest.mark.parametrize("roles", [(), ("judge",), ("judge", "collection", "seed")])
+def test_summary_of_a_timed_frame_has_the_latency_columns_of_pandas(client, roles) -> None:
+    """Several runs, queries split over partitions: the same columns, the same numbers,
+    with and without Latency among the metrics, and with an interval (no latency)."""
+    frame = _timed(_with_roles(example(), roles), seed=len(roles))
+    ddf = _scrambled(frame, 5, seed=2)
+    same_rows = ddf.compute()
+    for metrics in (["AP", "nDCG@10"], ["AP", "Latency"]):
+        actual = ddf.ireval.summary(metrics)
+        expected = same_rows.ireval.summary(metrics)
+        assert "latency_p95" in actual.columns
+        pd.testing.assert_frame_equal(actual, expected, check_exact=True)
+    actual = ddf.ireval.summary("AP", ci=0.9)
+    pd.testing.assert_frame_equal(actual, same_rows.ireval.summary("AP", ci=0.9), check_exact=True)
+
+
+def test_summary_of_one_timed_run_counts_its_queries(client) -> None:
+    """Without a run column the summary is a Series, the timed queries included."""
+    frame = example()
+    frame = _timed(frame[frame["run"] == "weak"].drop(columns="run"))
+    ddf = _scrambled(frame, 3, seed=4)
+    actual = ddf.ireval.summary(["AP", "RR"])
+    expected = ddf.compute().ireval.summary(["AP", "RR"])
+    assert list(actual.index) == ["AP", "RR", *EFFICIENCY]
+    assert actual["queries"] == 50
+    pd.testing.assert_series_equal(actual, expected, check_exact=True)
+
+
+def test_a_time_column_switched_off_adds_no_latency(client) -> None:
+    """columns={"time": False} reaches every partition: no latency, as in pandas."""
+    ddf = _scrambled(_timed(example()), 3, seed=6)
+    actual = pdireval.dask.summary(ddf, "AP", columns={"time": False})
+    expected = pdireval.summary(ddf.compute(), "AP", columns={"time": False})
+    assert list(actual.columns) == ["AP"]
+    pd.testing.assert_frame_equal(actual, expected, check_exact=True)
+    with pytest.raises(pdireval.SchemaError, match="Latency needs a 'time' column"):
+        ddf.ireval(time=False).evaluate("Latency")
+
+
+# ------------------------------------------------- judge, collection and seed: more groups
+
+
+def _with_roles(frame: pd.DataFrame, roles, seed: int = 0) -> pd.DataFrame:
+    """The frame repeated per judge (other labels), collection (the same query ids,
+    other labels and a query fewer) and seed (other scores), as ``roles`` asks; with
+    all three, 20 of its queries (a small graph to send)."""
+    rng = np.random.default_rng(seed)
+    if len(roles) == 3:
+        frame = frame[frame["query"].isin(frame["query"].unique()[:20])]
+    if "judge" in roles:
+        noise = pd.array(rng.integers(-1, 2, len(frame)), dtype="Int64")
+        other = frame.assign(rel=(frame["rel"] + noise).clip(lower=0))
+        frame = pd.concat([frame.assign(judge="trec"), other.assign(judge="llm")])
+    if "collection" in roles:
+        relabelled = frame["rel"].where(frame["score"].isna(), (frame["rel"] + 1) % 4)
+        other = frame.assign(rel=relabelled)
+        other = other[other["query"] != other["query"].iloc[0]]
+        frame = pd.concat([frame.assign(collection="robust"), other.assign(collection="core")])
+    if "seed" in roles:
+        other = frame.assign(score=frame["score"] + rng.normal(0, 1, len(frame)))
+        frame = pd.concat([frame.assign(seed=10), other.assign(seed=2)])  # 10 > 2 > "10"
+    return frame.reset_index(drop=True)
+
+
+ROLE_CASES = [("judge",), ("collection",), ("seed",), ("judge", "collection", "seed")]
+
+
+@pytest.mark.parametrize("roles", ROLE_CASES)
+def test_evaluate_summary_and_compare_take_every_role(client, roles) -> None:
+    """Scrambled partitions: levels in the order run, judge, collection, seed, query,
+    and the values, aggregates and comparisons of pandas on the same rows."""
+    pytest.importorskip("scipy")
+    ddf = _scrambled(_with_roles(example(), roles), 4, seed=len(roles))
+    same_rows = ddf.compute()
+    levels = ["run", *roles, "query"]
+    lazy = ddf.ireval.evaluate(["AP", "nDCG@10"])
+    assert list(lazy.columns) == [*levels, "AP", "nDCG@10"]
+    actual = _pandas_shape(lazy, levels)
+    expected = same_rows.ireval.evaluate(["AP", "nDCG@10"])
+    assert list(expected.index.names) == levels
+    _assert_same(actual, expected)
+
+    summary = ddf.ireval.summary(["AP", "P@5"])
+    assert list(summary.index.names) == ["run", *roles]
     pd.testing.assert_frame_equal(
-        actual.astype({"run": str, "baseline": str}),
-        expected.astype({"run": str, "baseline": str}),
-        rtol=0,
-        atol=1e-12,
+        summary, same_rows.ireval.summary(["AP", "P@5"]), check_exact=True
     )
+    compared = ddf.ireval.compare(["AP", "P@5"], test="t")
+    within = [role for role in roles if role in ("judge", "collection")]
+    assert list(compared.columns[: len(within) + 2]) == [*within, "run", "baseline"]
+    pd.testing.assert_frame_equal(
+        compared, same_rows.ireval.compare(["AP", "P@5"], test="t"), check_exact=True
+    )
+
+
+def test_roles_under_other_names_through_the_accessor(client) -> None:
+    """ddf.ireval(judge=..., collection=..., seed=...) maps every role pandas maps."""
+    frame = _with_roles(example(), ("judge", "collection", "seed"), seed=3)
+    names = {"judge": "assessor", "collection": "dataset", "seed": "repeat", "run": "system"}
+    renamed = frame.rename(columns=names)
+    ddf = _scrambled(renamed, 4, seed=9)
+    actual = ddf.ireval(**names).summary(["AP", "RR"])
+    assert list(actual.index.names) == ["system", "assessor", "dataset", "repeat"]
+    expected = ddf.compute().ireval(**names).summary(["AP", "RR"])
+    pd.testing.assert_frame_equal(actual, expected, check_exact=True)
+
+
+def test_the_accessor_takes_the_roles_of_the_pandas_accessor() -> None:
+    """The same list, from one declaration; anything else is refused by name."""
+    from pdireval._accessor import IREvalAccessor
+    from pdireval._prepare.columns import ROLES
+
+    taken = inspect.signature(IREvalAccessor.__call__).parameters
+    assert [name for name in taken if name != "self"] == list(ROLES)
+    ddf = dd.from_pandas(example(), npartitions=2)
+    every = {role: f"column_{role}" for role in ROLES}
+    assert ddf.ireval(**every)._columns == ColumnMap(**every)
+    with pytest.raises(pdireval.SchemaError, match=r"unknown column role\(s\) \['fold'\]"):
+        ddf.ireval(fold="f")
+    for role in ROLES:
+        assert role in (type(ddf.ireval).__call__.__doc__ or "")
+
+
+@pytest.mark.parametrize(
+    ("dtype", "categories"),
+    [("category", ["trec", "llm"]), ("category", ["llm", "trec"]), ("str", None)],
+)
+def test_judge_levels_of_any_dtype_order_as_in_pandas(client, dtype, categories) -> None:
+    """A categorical judge column orders the judges by its categories (table and
+    comparison blocks), its level holding the values, as in pandas."""
+    frame = _with_roles(example(), ("judge",), seed=1)
+    judge = frame["judge"].astype(dtype)
+    if categories is not None:
+        judge = pd.Categorical(frame["judge"], categories)
+    ddf = _scrambled(frame.assign(judge=judge), 3, seed=1)
+    same_rows = ddf.compute()
+    table = pdireval.dask._computed(ddf, parse_metrics("AP"), None, {})[0]
+    expected = same_rows.ireval.evaluate("AP")
+    pd.testing.assert_frame_equal(table, expected, check_exact=True)
+    pd.testing.assert_frame_equal(
+        ddf.ireval.compare("AP", test="sign"),
+        same_rows.ireval.compare("AP", test="sign"),
+        check_exact=True,
+    )
+
+
+def test_empty_partitions_keep_the_levels_dtypes_and_warn_nothing() -> None:
+    """More partitions than queries after the shuffle: partitions without rows give
+    no object levels and no concatenation warning (synchronous, so that a warning of the
+    engine would reach this process)."""
+    frame = _timed(_with_roles(example(), ("judge", "seed"), seed=2))
+    ddf = _scrambled(frame, 3, seed=0)
+    same_rows = ddf.compute()
+    synchronous = {"scheduler": "sync", "dataframe.shuffle.method": "tasks"}
+    with dask.config.set(synchronous), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        lazy = ddf.ireval.evaluate("AP", npartitions=70)
+        assert lazy.compute()["seed"].dtype == np.int64
+        actual = ddf.ireval.summary(["AP", "P@5"], npartitions=70)
+        compared = ddf.ireval.compare("AP", npartitions=70, test="sign")
+    pd.testing.assert_frame_equal(actual, same_rows.ireval.summary(["AP", "P@5"]), check_exact=True)
+    assert actual.index.get_level_values("seed").dtype == np.int64
+    assert list(actual.index.get_level_values("seed")[:2]) == [2, 10]
+    pd.testing.assert_frame_equal(compared, same_rows.ireval.compare("AP", test="sign"))
+
+
+@pytest.mark.parametrize(
+    ("role", "values"), [("judge", ("trec", "llm")), ("collection", ("robust", "core"))]
+)
+def test_one_partition_per_judge_or_collection_needs_no_shuffle(client, role, values) -> None:
+    """The groups are (run, judge, query) or (run, collection, query): a frame split by
+    judge or collection (the same query ids in both) is whole without a shuffle; a frame
+    cut by row count is refused, naming the groups."""
+    frame = _with_roles(example(), (role,), seed=4)
+    by_role = _partitioned([frame[frame[role] == value] for value in values])
+    actual = pdireval.dask.summary(by_role, ["AP", "nDCG@10"], shuffle=False)
+    expected = by_role.compute().ireval.summary(["AP", "nDCG@10"])
+    pd.testing.assert_frame_equal(actual, expected, check_exact=True)
+    cut = dd.from_pandas(frame, npartitions=5)
+    with pytest.raises(pdireval.SchemaError, match=rf"\(run, {role}, query\) group\(s\) have"):
+        pdireval.dask.summary(cut, "AP", shuffle=False)
+
+
+def test_missing_judges_are_refused_at_compute_time(client) -> None:
+    frame = _with_roles(example(), ("judge",))
+    frame.loc[3, "judge"] = None
+    with pytest.raises(pdireval.SchemaError, match=r"judge column 'judge' .* missing value"):
+        _scrambled(frame, 3, seed=0).ireval.summary("AP")
+
+
+def test_merge_qrels_with_several_judges_matches_pandas(client) -> None:
+    """Judgments per judge (a mapping, as pandas takes it): the rows of pandas, a
+    partition per (query, judge), and pandas' values under every query policy."""
+    from pdireval.datasets import example_qrels, example_run
+
+    run, qrels = example_run(), example_qrels()
+    unanswered = run["query"].isin(run["query"].unique()[:10])
+    run = run[~((run["run"] == "weak") & unanswered)]
+    fewer = qrels[qrels["query"].isin(qrels["query"].unique()[::2])]
+    judges = {"trec": qrels, "llm": fewer.assign(rel=(fewer["rel"] + 1) % 3)}
+    merged = pdireval.dask.merge_qrels(_scrambled(run, 4, seed=5), judges)
+    expected_rows = pdireval.merge_qrels(run, judges)
+    rows = merged.compute()
+    key = ["judge", "run", "query", "doc"]
+    assert list(rows.columns) == list(expected_rows.columns)
+    assert rows["judge"].dtype == expected_rows["judge"].dtype
+    got = rows.sort_values(key).reset_index(drop=True)
+    want = expected_rows.sort_values(key).reset_index(drop=True)
+    assert got[key].astype(str).equals(want[key].astype(str))
+    assert got["rel"].equals(want["rel"])
+    for queries in ("judged", "retrieved", "all"):
+        actual = pdireval.dask.evaluate(merged, ["AP", "P@5"], shuffle=False, queries=queries)
+        _assert_same(
+            _pandas_shape(actual, ["run", "judge", "query"]),
+            expected_rows.ireval.evaluate(["AP", "P@5"], queries=queries),
+        )
+
+
+@pytest.mark.parametrize("role", ["collection", "seed"])
+def test_merge_qrels_refuses_collections_and_seeds(role) -> None:
+    """The Dask merge takes one collection and one seed at a time: refused at call
+    time, saying how to merge them one by one."""
+    from pdireval.datasets import example_qrels, example_run
+
+    run, qrels = example_run().assign(**{role: 1}), example_qrels()
+    if role == "collection":
+        qrels = qrels.assign(collection=1)
+    with pytest.raises(pdireval.SchemaError, match=f"merges one {role} at a time: merge each"):
+        pdireval.dask.merge_qrels(dd.from_pandas(run, npartitions=2), qrels)
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -247,7 +558,7 @@ def test_split_queries_are_refused_without_a_shuffle(client) -> None:
     shuffles and gives pandas' numbers."""
     frame = example()
     ddf = dd.from_pandas(frame, npartitions=4)
-    with pytest.raises(pdireval.SchemaError, match=r"\(run, query\) pair\(s\) have rows in more"):
+    with pytest.raises(pdireval.SchemaError, match=r"\(run, query\) pair\(s\) have rows in"):
         pdireval.dask.evaluate(ddf, ["AP"], shuffle=False).compute()
     with pytest.raises(pdireval.SchemaError, match="pass shuffle=True"):
         ddf.ireval.summary("AP", shuffle=False)
@@ -340,3 +651,15 @@ def test_summary_of_a_merged_frame_with_unjudged_queries_matches_pandas(client, 
         actual = pdireval.dask.summary(lazy, METRICS, queries=queries)
         expected = pdireval.summary(merged, METRICS, queries=queries)
         _assert_same(actual, expected)
+
+
+def test_a_frame_that_is_not_dask_is_refused_with_the_way_out() -> None:
+    from pdireval.datasets import example_qrels, example_run
+
+    for call in (pdireval.dask.evaluate, pdireval.dask.summary, pdireval.dask.compare):
+        with pytest.raises(pdireval.SchemaError, match=r"got pandas.*dd\.from_pandas"):
+            call(example(), "AP")
+    with pytest.raises(pdireval.SchemaError, match=r"a dask DataFrame as run, got builtins\.dict"):
+        pdireval.dask.merge_qrels({"query": [1]}, example_qrels())
+    with pytest.raises(pdireval.SchemaError, match="as run, got pandas"):
+        pdireval.dask.merge_qrels(example_run(), example_qrels())

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import re
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
 from adversarial import adversarial_case
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pdireval
 from pdireval import MetricError
@@ -165,3 +170,216 @@ def test_result_columns_are_not_shared_between_calls() -> None:
     second = pdireval.evaluate(frame, ["AP", "P@2"])
     assert second.columns.name == "metric"
     assert second.columns is not first.columns
+
+
+# ------------------------------------------------- what a metric of your own returns or does
+
+
+def _runs() -> pd.DataFrame:
+    """Two runs of two queries; q2 of run b retrieved a single relevant document."""
+    return pd.DataFrame(
+        {
+            "run": ["a", "a", "a", "b", "b"],
+            "query": ["q1", "q1", "q2", "q1", "q2"],
+            "doc": ["x", "y", "z", "x", "z"],
+            "rank": [1, 2, 1, 1, 1],
+            "rel": [1, 0, 1, 1, 2],
+        }
+    )
+
+
+@pytest.fixture
+def forget():
+    """Metrics declared by a test are forgotten after it."""
+    before = set(REGISTRY)
+    yield
+    for name in set(REGISTRY) - before:
+        del REGISTRY[name]
+
+
+def _only_at_b_q2(value):
+    """A per-query function that returns ``value`` for run b's q2 (labels [2]) alone."""
+
+    def function(ranking, judgments, *, rel):
+        return value if list(ranking) == [2.0] else 0.5
+
+    return function
+
+
+@pytest.mark.parametrize(
+    ("value", "found", "hint"),
+    [
+        (None, r"None \(NoneType", "ends without `return`"),
+        ("0.5", r"'0\.5' \(str", "not its text"),
+        (b"1", r"b'1' \(bytes", "not its text"),
+        (True, r"True \(bool", r"float\(\.\.\.\)"),
+        (np.bool_(False), r"(np\.)?False_? \(bool", r"float\(\.\.\.\)"),
+        (np.array([0.5]), r"array\(\[0\.5\]\) \(ndarray", "not an array"),
+        ([0.5], r"\[0\.5\] \(list", "not an array"),
+        (1j, r"1j \(complex", "one number"),
+        (float("inf"), "inf, an infinite value", "one number"),
+        pytest.param(-(10**400), r"-100+\.\.\.0+, an infinite value", "one number", id="huge"),
+    ],
+)
+def test_a_per_query_value_that_is_no_number_names_the_query(forget, value, found, hint) -> None:
+    define_per_query("Odd", _only_at_b_q2(value))
+    with pytest.raises(MetricError, match=rf"^the function of Odd returned {found}") as error:
+        pdireval.evaluate(_runs(), ["AP", "Odd"])
+    message = str(error.value)
+    assert "for run 'b', query 'q2';" in message
+    assert re.search(hint, message), message
+    assert "NaN where the measure is undefined" in message
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    value=st.one_of(
+        st.floats(),
+        st.integers(-(2**70), 2**70),
+        st.floats(width=32).map(np.float32),
+        st.integers(-(2**63), 2**63 - 1).map(np.int64),
+        st.booleans(),
+        st.text(max_size=3),
+        st.none(),
+        st.lists(st.floats(), max_size=2),
+    )
+)
+def test_a_per_query_value_is_a_number_or_a_named_error(value) -> None:
+    """A real number (NaN included) is the query's value; anything else names the query."""
+    define_per_query("Anything", _only_at_b_q2(value), bounded=False, replace=True)
+    try:
+        number = isinstance(value, int | float | np.number) and not isinstance(value, bool)
+        if number and not np.isinf(float(value)):
+            values = pdireval.evaluate(_runs(), "Anything")["Anything"].to_numpy()
+            np.testing.assert_array_equal(values, [0.5, 0.5, 0.5, float(value)])
+        else:
+            with pytest.raises(
+                MetricError,
+                match=r"^the function of Anything returned .* for run 'b', query 'q2'; ",
+            ):
+                pdireval.evaluate(_runs(), "Anything")
+    finally:
+        REGISTRY.pop("Anything", None)
+
+
+@pytest.mark.parametrize(
+    "value", [0.25, 1, np.float32(0.25), np.int64(1), np.float64("nan"), float("nan"), -3]
+)
+def test_a_per_query_number_is_its_value(forget, value) -> None:
+    define_per_query("Fine", _only_at_b_q2(value), bounded=False)
+    values = pdireval.evaluate(_runs(), "Fine")["Fine"]
+    assert values.dtype == np.float64
+    np.testing.assert_array_equal(values.to_numpy(), [0.5, 0.5, 0.5, float(value)])
+
+
+@pytest.mark.parametrize(
+    ("change", "what"),
+    [
+        (lambda ranking, judgments: ranking.__setitem__(0, 1.0), "assignment destination"),
+        (lambda ranking, judgments: judgments.sort(), "sort array"),
+        (lambda ranking, judgments: np.add(ranking, 1, out=ranking), "output array"),
+    ],
+)
+def test_a_per_query_function_that_writes_into_its_input(forget, change, what) -> None:
+    def function(ranking, judgments, *, rel):
+        if list(ranking) == [2.0]:
+            change(ranking, judgments)
+        return 0.0
+
+    define_per_query("Writer", function)
+    with pytest.raises(
+        MetricError,
+        match=rf"^the function of Writer wrote into its input \({what} is read-only\) for "
+        r"run 'b', query 'q2'; .* ranking = ranking\.copy\(\)",
+    ) as error:
+        pdireval.evaluate(_runs(), ["Writer", "AP"])
+    assert isinstance(error.value.__cause__, ValueError)
+    assert pdireval.evaluate(_runs(), "AP")["AP"].tolist() == [1.0, 1.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize(
+    ("body", "found"),
+    [
+        (lambda ranking: np.float64(1.0) / np.float64(0.0), r"failed in floating point \(divide"),
+        (lambda ranking: np.mean(ranking[ranking > 5]), r"warned \(Mean of empty slice"),
+        (lambda ranking: 1 / 0, "raised ZeroDivisionError: division by zero"),
+        (lambda ranking: ranking[3], "raised IndexError: index 3 is out of bounds"),
+    ],
+)
+def test_a_per_query_function_that_fails_names_the_query(forget, body, found) -> None:
+    def function(ranking, judgments, *, rel):
+        return body(ranking) if list(ranking) == [2.0] else 0.0
+
+    define_per_query("Fails", function)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no numpy warning escapes
+        with pytest.raises(
+            MetricError, match=rf"^the function of Fails {found}.* for run 'b', query 'q2';"
+        ):
+            pdireval.evaluate(_runs(), "Fails")
+
+
+def test_a_per_query_failure_names_the_query_alone_without_runs(forget) -> None:
+    define_per_query("NoneForQ2", lambda ranking, judgments, *, rel: None)
+    frame = _runs()[lambda f: f["run"] == "a"].drop(columns="run").rename(columns={"query": "qid"})
+    with pytest.raises(MetricError, match=r"returned None .* for qid 'q1';"):
+        pdireval.evaluate(frame, "NoneForQ2")
+
+
+def test_a_kernel_that_writes_into_the_arrays(forget) -> None:
+    def vandal(ranked, *, k, rel):
+        ranked.label[:] = 0
+        return ranked.num_ret
+
+    define("Vandal", vandal)
+    with pytest.raises(
+        MetricError,
+        match=r"^your kernel of Vandal wrote into the prepared arrays \(assignment destination "
+        r"is read-only\); .* ranked\.label\.copy\(\)",
+    ):
+        pdireval.evaluate(_runs(), ["AP", "Vandal"])
+
+
+@pytest.mark.parametrize(
+    ("kernel", "found"),
+    [
+        (lambda ranked, *, k, rel: ranked.num_ret / (ranked.num_ret - 1), r"failed in floating"),
+        (lambda ranked, *, k, rel: np.full(ranked.n_groups, np.mean(ranked.label[:0])), "warned"),
+    ],
+)
+def test_a_kernel_that_fails_in_floating_point(forget, kernel, found) -> None:
+    define("Fragile", kernel)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(
+            MetricError, match=rf"^your kernel of Fragile {found} .* np\.divide\(a, b"
+        ) as error:
+            pdireval.evaluate(_runs(), "Fragile")
+    assert "relevance label" not in str(error.value)  # not the built-ins' advice
+
+
+@pytest.mark.parametrize(
+    ("kernel", "found"),
+    [
+        (lambda ranked, *, k, rel: np.zeros(ranked.n_groups + 1), r"array of shape \(5,\)"),
+        (lambda ranked, *, k, rel: np.zeros((ranked.n_groups, 1)), r"array of shape \(4, 1\)"),
+        (lambda ranked, *, k, rel: 0.5, "returned float"),
+        (lambda ranked, *, k, rel: None, "returned NoneType"),
+        (lambda ranked, *, k, rel: np.array(["0.5"] * 4), "dtype <U3"),
+        (lambda ranked, *, k, rel: np.array([0.5, None, 1, 2], dtype=object), "dtype object"),
+        (lambda ranked, *, k, rel: np.zeros(4, dtype=complex), "dtype complex128"),
+    ],
+)
+def test_a_kernel_that_returns_no_numbers(forget, kernel, found) -> None:
+    define("Shapeless", kernel)
+    with pytest.raises(MetricError, match=rf"^your kernel of Shapeless .*{found}"):
+        pdireval.evaluate(_runs(), "Shapeless")
+
+
+def test_built_in_failures_keep_their_advice() -> None:
+    huge = pdireval.metrics.DCG(gain={0: 0, 1: 1e308})
+    frame = pd.DataFrame({"query": "q", "doc": ["a", "b", "c"], "rank": [1, 2, 3], "rel": 1})
+    with pytest.raises(MetricError, match=r"^(computing|the kernel of) DCG") as error:
+        pdireval.evaluate(frame, huge)
+    assert "your kernel" not in str(error.value)
+    assert "np.divide" not in str(error.value)

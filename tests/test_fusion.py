@@ -312,3 +312,20 @@ def test_optimize_fusion_with_a_user_defined_measure(runs: pd.DataFrame) -> None
     # (1, 0): b and d tie at 0 below a, and d > b as doc ids; ties go to the first tried
     assert found.table["FusionTopHit@2"].tolist() == [1.0, 0.0, 1.0]
     assert dict(found.best) == {"weights": {"bm25": 0.0, "dense": 1.0}}
+
+
+@pytest.mark.parametrize("method", ["bordafuse", "combmnz", "rrf", "combsum"])
+def test_an_empty_run_is_a_run_that_retrieved_nothing(method: str) -> None:
+    """An empty frame is not dropped: it counts among the runs, its rankings empty, as a
+    run without results for the query (BordaFuse gives each candidate (c + 1) / 2 from it).
+    """
+    a = pd.DataFrame({"query": ["1", "1", "2"], "doc": ["x", "y", "x"], "score": [2.0, 1.0, 1.0]})
+    empty = a.iloc[:0]
+    none = pd.DataFrame({"query": ["3"], "doc": ["z"], "score": [1.0]})  # retrieved elsewhere
+    with_empty = pdireval.fuse({"a": a, "e": empty}, method=method)
+    with_other = pdireval.fuse({"a": a, "e": none}, method=method)
+    pd.testing.assert_frame_equal(
+        with_empty, with_other[with_other["query"] != "3"].reset_index(drop=True)
+    )
+    if method == "bordafuse":
+        assert with_empty["score"].tolist() == [2 + 1.5, 1 + 1.5, 1 + 1.0]

@@ -917,3 +917,36 @@ def test_a_pipe_is_read_once(tmp_path):
     frame = pdireval.read_run(pipe)
     writer.join()
     pd.testing.assert_frame_equal(frame, pdireval.read_run(io.StringIO(text)))
+
+
+def test_a_run_with_a_two_megabyte_doc_id_reads_whole_and_is_checked(tmp_path):
+    """One 2,000,000-character doc id among 20,000 lines: read back byte for byte, its
+    repeats found (the message shows its start, not the id), and ids that differ only
+    in their last character kept apart -- in runs, qrels and a merged frame."""
+    long = "d" + "x" * 1_999_998 + "1"
+    other = long[:-1] + "2"  # the same bytes but the last
+    docs = [f"d{i}" for i in range(20_000)]
+    docs[7_000], docs[13_000] = long, other
+    lines = [f"q Q0 {doc} {i + 1} {20_000 - i} tag\n" for i, doc in enumerate(docs)]
+    path = tmp_path / "long.run"
+    path.write_text("".join(lines))
+    run = pdireval.read_run(path)
+    assert run["doc"].tolist() == docs
+    assert run["score"].tolist() == list(range(20_000, 0, -1))
+
+    qrels_path = tmp_path / "long.qrels"
+    qrels_path.write_text(f"q 0 {long} 1\nq 0 d5 1\nq 0 {other} 0\n")
+    qrels = pdireval.read_qrels(qrels_path)
+    assert qrels["doc"].tolist() == [long, "d5", other]
+    merged = pdireval.merge_qrels(run, qrels)
+    assert merged.loc[merged["doc"] == long, "rel"].tolist() == [1]
+    assert merged.loc[merged["doc"] == other, "rel"].tolist() == [0]
+    values = pdireval.evaluate(run, ["NumRelRet", "RR"], qrels=qrels)
+    assert values.loc[("tag", "q")].tolist() == [2.0, 1 / 6]
+
+    lines[19_000] = f"q Q0 {long} 19001 1 tag\n"  # the long id listed twice
+    path.write_text("".join(lines))
+    with pytest.raises(SchemaError, match=r"line 19001: document 'dxxx.*\(2,000,000 ch") as error:
+        pdireval.read_run(path)
+    assert "first on line 7001" in str(error.value)
+    assert len(str(error.value)) < 1_000

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import sys
 
 import numpy as np
 import pandas as pd
@@ -364,3 +365,90 @@ def test_integer_ids_factorized_by_arrow_like_pandas(case) -> None:
     expected_codes, expected_uniques = pd.factorize(column, sort=True)
     np.testing.assert_array_equal(found_codes, expected_codes)
     pd.testing.assert_index_equal(found_uniques, pd.Index(expected_uniques))
+
+
+long_ids = st.text(alphabet=st.sampled_from("ab\x00é0z\U0001f600"), max_size=90)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(long_ids, max_size=40),
+    st.integers(1, 3),
+    st.integers(0, 5),
+    st.sampled_from(
+        [(32, 512, 1 << 14), (0, 1, 2), (0, 3, 1), (1, 10**9, 1), (2, 2, 5), (3, 4, 64)]
+    ),
+)
+def test_long_ids_get_keys_that_agree_with_equality(values, n_chunks, skip, sizes) -> None:
+    """Ids longer than ``_SHORT_WORDS`` words are hashed word after word while at least
+    ``_WORD_MAJOR_ROWS`` are that long, then from all their words left, ``_LONG_STEP``
+    words at a time: equal ids get equal keys in every representation, in any block,
+    chunk or step; unequal ones differ. Small sizes put ids of a few bytes on every
+    route and cut them across steps."""
+    values = values + [value + value for value in values[:5]]  # longer, sharing a start
+    cuts = np.linspace(0, len(values), n_chunks + 1).astype(int)
+    chunks = [pa.array(values[a:b], type=pa.large_string()) for a, b in itertools.pairwise(cuts)]
+    plain = pd.Series(values, dtype="str")
+    variants = [
+        pd.Series(pd.arrays.ArrowStringArray(pa.chunked_array(chunks, pa.large_string()))),
+        plain,
+        plain.astype(object),
+        pd.Series(values, dtype=_arrays.string_dtype()).astype("category"),
+    ]
+    same_value = np.array(values, dtype=object)[:, None] == np.array(values, dtype=object)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        names = ("_SHORT_WORDS", "_WORD_MAJOR_ROWS", "_LONG_STEP")
+        for name, size in zip(names, sizes, strict=True):
+            monkeypatch.setattr(_keys, name, size)
+        for block in (_keys._BLOCK, 3):
+            monkeypatch.setattr(_keys, "_BLOCK", block)
+            for variant in variants:
+                keys = id_keys(variant)
+                assert keys is not None
+                np.testing.assert_array_equal(keys[:, None] == keys[None, :], same_value)
+                sliced = id_keys(variant.iloc[skip:].reset_index(drop=True))
+                np.testing.assert_array_equal(sliced, keys[skip:])
+            python = _keys.python_string_keys(plain.astype(object))
+            np.testing.assert_array_equal(python, id_keys(plain))
+
+
+def test_keys_of_short_ids_do_not_depend_on_the_long_ones_beside_them() -> None:
+    """Which way an id is hashed depends on its own length only: an id gets the same key
+    beside ids of any length, and ids that differ in one byte, far in, differ."""
+    long = "x" * 100_000
+    alone = id_keys(pd.Series(["d1", "d22", "a" * 256, "a" * 257], dtype="str"))
+    beside = id_keys(pd.Series(["d1", long, "d22", "a" * 256, long + "y", "a" * 257], dtype="str"))
+    np.testing.assert_array_equal(beside[[0, 2, 3, 5]], alone)
+    assert beside[1] != beside[4]
+    assert len(set(beside.tolist())) == 6
+
+
+def _calls_while(work) -> int:
+    """Python and C functions called while ``work()`` runs: steps, counted, not timed."""
+    count = 0
+
+    def profile(frame, event, arg) -> None:
+        nonlocal count
+        count += event in ("call", "c_call")
+
+    previous = sys.getprofile()
+    sys.setprofile(profile)
+    try:
+        work()
+    finally:
+        sys.setprofile(previous)
+    return count
+
+
+@pytest.mark.parametrize("dtype", ["str", "object"])
+def test_the_steps_of_hashing_do_not_grow_with_the_longest_id(dtype: str) -> None:
+    """A long id among short ones costs its bytes, not a step per word of it for every
+    row around it: from a 1,000- to a 200,000-character id, hashing the column takes
+    fewer than one more step per thousand characters (a step per word would be 25,000)."""
+    short = [f"d{i}" for i in range(3000)]
+
+    def steps(length: int) -> int:
+        ids = pd.Series([*short[:1500], "x" * length, *short[1500:]], dtype=dtype)
+        return _calls_while(lambda: id_keys(ids))
+
+    assert steps(200_000) - steps(1_000) < 200_000 // 1_000

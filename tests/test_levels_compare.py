@@ -184,7 +184,7 @@ def test_a_query_missing_some_seeds_is_refused(table) -> None:
 def test_a_level_named_like_a_comparison_column_is_refused(table) -> None:
     renamed = table.rename_axis(index={"dataset": "metric"})
     levels = Levels(query="query", run="system", collection="metric", seed="seed")
-    with pytest.raises(SchemaError, match="named like columns of the comparison"):
+    with pytest.raises(SchemaError, match="named like a column of the result"):
         compare_table(renamed, Significance(baseline="bm25"), levels)
 
 

@@ -116,14 +116,16 @@ def test_judges_equal_each_judge_alone(
     drawn: tuple[pd.DataFrame, dict[str, pd.DataFrame]], queries: str
 ) -> None:
     run, judges = drawn
-    alone = {}
+    alone, disjoint = {}, []
     for name, qrels in judges.items():
         try:
             alone[name] = pdireval.evaluate(run, METRICS, qrels=qrels, queries=queries)
-        except SchemaError as error:  # e.g. no query in common: so does the whole call
-            with pytest.raises(SchemaError, match=re.escape(str(error))):
-                pdireval.evaluate(run, METRICS, qrels=judges, queries=queries)
-            return
+        except SchemaError as error:  # no query or document in common with this judge
+            disjoint.append(error)
+    if len(disjoint) == len(judges):  # no judge shares any: so does the whole call
+        with pytest.raises(SchemaError, match=re.escape(str(disjoint[0]))):
+            pdireval.evaluate(run, METRICS, qrels=judges, queries=queries)
+        return
     by_mapping = pdireval.evaluate(run, METRICS, qrels=judges, queries=queries)
     stacked = pd.concat([q.assign(judge=name) for name, q in judges.items()])
     by_column = pdireval.evaluate(run, METRICS, qrels=stacked, queries=queries)
@@ -132,6 +134,9 @@ def test_judges_equal_each_judge_alone(
     for name, table in alone.items():
         for table_of_all in (by_mapping, by_column, by_merged):
             _same(_part(table_of_all, judge=name), table)
+    for name in judges:  # a judge sharing nothing with the run is evaluated as it is
+        for table_of_all in (by_mapping, by_column):
+            _same(_part(table_of_all, judge=name), _part(by_merged, judge=name))
     assert "judge" in by_mapping.index.names
 
 
@@ -209,7 +214,23 @@ def test_calls_that_take_one_judge_at_a_time_say_so() -> None:
     with pytest.raises(SchemaError, match=r"qrels= has a judge column \('judge'\), and this call"):
         pdireval.curves.pr_curve(run, qrels={"a": qrels, "b": qrels})
     with pytest.raises(SchemaError, match=r"the frame has a seed column \('seed'\)"):
-        pdireval.risk(run.assign(seed=1), "AP", baseline="medium", qrels=qrels)
+        pdireval.curves.pr_curve(run.assign(seed=1), qrels=qrels)
+
+
+def test_risk_reads_judges_collections_and_seeds_as_compare_does() -> None:
+    """risk takes the roles through the one mechanism: a block per (judge, collection),
+    a query's value averaged over the seeds."""
+    run, qrels = _example()
+    alone = pdireval.risk(run, "AP", baseline="medium", qrels=qrels)
+    seeds = pd.concat([run.assign(seed=1), run.assign(seed=2)], ignore_index=True)
+    pd.testing.assert_frame_equal(pdireval.risk(seeds, "AP", baseline="medium", qrels=qrels), alone)
+    judged = pdireval.risk(run, "AP", baseline="medium", qrels={"a": qrels, "b": qrels})
+    assert judged["judge"].tolist() == ["a"] * len(alone) + ["b"] * len(alone)
+    for judge in ("a", "b"):
+        pd.testing.assert_frame_equal(
+            judged[judged["judge"] == judge].drop(columns="judge").reset_index(drop=True),
+            alone,
+        )
 
 
 def test_merge_qrels_keeps_the_judges_order_and_refuses_a_labelled_run() -> None:

@@ -55,6 +55,9 @@ def _routes(data: st.DataObject) -> Iterator[None]:
         (groups, "_WINDOW"): [groups._WINDOW, 3],
         (groups, "_FEW_ROWS"): [groups._FEW_ROWS, 0],
         (keys, "_MAX_TABLE_BITS"): [keys._MAX_TABLE_BITS, 1],
+        (keys, "_SHORT_WORDS"): [keys._SHORT_WORDS, 0],  # every id hashed as a long one
+        (keys, "_WORD_MAJOR_ROWS"): [keys._WORD_MAJOR_ROWS, 1],
+        (keys, "_LONG_STEP"): [keys._LONG_STEP, 1, 3],
         (keys, "_PAIR_MIX"): [keys._PAIR_MIX, np.uint64(0)],  # pair keys ignore the query
         (ordering, "_COUNTING_PASSES"): [ordering._COUNTING_PASSES, 0, 10**9],
         (ordering, "_ORDERED_ROWS"): [ordering._ORDERED_ROWS, 0],

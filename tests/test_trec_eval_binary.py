@@ -37,7 +37,8 @@ def _source() -> Path | None:
 
 @pytest.fixture(scope="module")
 def trec_eval(tmp_path_factory) -> Path:
-    """trec_eval 9.0.8 built from its source in a temporary directory."""
+    """trec_eval 9.0.8 built from its source in a temporary directory, once per test
+    session (a module importing this fixture finds the program already built)."""
     source = _source()
     if source is None:
         pytest.skip(
@@ -48,8 +49,12 @@ def trec_eval(tmp_path_factory) -> Path:
     compiler = shutil.which("cc") or shutil.which("gcc")
     if compiler is None or shutil.which("make") is None:
         pytest.skip("no C compiler or make to build trec_eval 9.0.8 with")
-    build = tmp_path_factory.mktemp("trec_eval") / "src"
-    shutil.copytree(source, build, ignore=shutil.ignore_patterns("*.o", "trec_eval"))
+    build = tmp_path_factory.getbasetemp() / "trec_eval-9.0.8"
+    if (build / "trec_eval").is_file():
+        return build / "trec_eval"
+    shutil.copytree(
+        source, build, ignore=shutil.ignore_patterns("*.o", "trec_eval"), dirs_exist_ok=True
+    )
     done = subprocess.run(
         ["make", "-s", f"CC={compiler}"], cwd=build, capture_output=True, text=True, check=False
     )
@@ -124,3 +129,44 @@ def test_all_trec_names_the_measures_trec_eval_prints(trec_eval, tmp_path) -> No
     expected = subprocess.run([str(trec_eval), *arguments], capture_output=True, text=True)
     names = {line.split("\t")[0].rstrip() for line in expected.stdout.splitlines()}
     assert names == {m.name for m in parse_measures(["all_trec"])}
+
+
+REFUSED = {  # file name -> content, each refused by trec_eval 9.0.8 with its exit status
+    "empty": "",  # "Cannot read results file" / "Cannot read qrels file": 2
+    "blank": "\n \n\t\n",  # a run: "No queries with both results and relevance info": 7
+    "unjudged": "99 Q0 d1 1 1.0 r\n",  # a run whose query has no judgments: 7
+}
+
+
+@pytest.mark.parametrize(
+    ("qrels", "run", "named"),
+    [
+        ("qrels", "empty", "empty"),
+        ("qrels", "blank", "blank"),
+        ("qrels", "unjudged", "unjudged"),
+        ("empty", "run", "empty"),
+        ("blank", "run", "blank"),
+        ("run", "qrels", "run"),  # swapped: the run file is where the qrels go
+        ("qrels", "qrels", "qrels"),  # a qrels file where the run goes
+    ],
+)
+def test_files_trec_eval_refuses_are_refused_with_its_status(
+    trec_eval, tmp_path, capsys, qrels, run, named
+) -> None:
+    """An empty file, one of blank lines, a run without a judged query or files in the
+    wrong place: trec_eval exits with 2 or 7 and prints nothing on standard output; the
+    command line exits with the same status, its one-line message naming the file."""
+    files = {"qrels": "1 0 d1 1\n1 0 d2 0\n", "run": "1 Q0 d1 1 2.0 r\n1 Q0 d3 2 1.0 r\n"}
+    files |= REFUSED
+    for name, content in files.items():
+        (tmp_path / name).write_text(content)
+    arguments = [str(tmp_path / qrels), str(tmp_path / run)]
+    expected = subprocess.run([str(trec_eval), *arguments], capture_output=True, text=True)
+    assert expected.returncode in (2, 7), expected.stderr
+    assert expected.stdout == ""
+    capsys.readouterr()
+    assert cli.main(arguments) == expected.returncode
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert len(captured.err.strip().splitlines()) == 1, captured.err
+    assert f"'{tmp_path / named}'" in captured.err

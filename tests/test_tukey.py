@@ -149,7 +149,8 @@ def test_compare_with_all_pairs_feeds_letter_groups_too() -> None:
     from pdireval.datasets import example
 
     groups = pdireval.letter_groups(pdireval.compare(example(), "AP"))
-    assert groups["group"].tolist() == ["b", "a", "c"]
+    assert groups.index.get_level_values("run").tolist() == ["strong", "medium", "weak"]
+    assert groups["group"].tolist() == ["a", "b", "c"]
 
 
 @pytest.mark.parametrize(

@@ -18,6 +18,7 @@ from pdireval._errors import SchemaError
 from pdireval._prepare import algorithms
 from pdireval._prepare.arrays import arrow_data
 from pdireval._prepare.columns import ResolvedColumns
+from pdireval._prepare.ids import id_kind, same_kind
 
 __all__ = [
     "check_no_nulls",
@@ -328,39 +329,16 @@ def refuse_repeated_ranks(frame: pd.DataFrame, columns: ResolvedColumns, rows: I
     raise SchemaError(msg)
 
 
-def id_kind(ids: pd.Series) -> str:
-    """'number', 'string' or 'other': what matching ids by value needs to agree on."""
-    dtype = ids.dtype.categories.dtype if isinstance(ids.dtype, pd.CategoricalDtype) else ids.dtype
-    if pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype):
-        return "number"
-    if isinstance(dtype, pd.StringDtype):
-        return "string"
-    if isinstance(ids.dtype, pd.CategoricalDtype):  # no missing category: pandas' cached answer
-        inferred = ids.dtype.categories.inferred_type
-    else:
-        inferred = pd.api.types.infer_dtype(ids, skipna=True)
-    if inferred == "string":
-        return "string"
-    if inferred in ("integer", "floating", "mixed-integer-float", "decimal"):
-        return "number"
-    return "other"
-
-
 def matchable(
     run_ids: pd.Series, qrels_ids: pd.Series, role: str, run_kind: str | None = None
 ) -> bool:
-    """Refuse ids that could never match; True when the dtypes differ but the values can.
+    """Refuse ids that could never match (the rule of :mod:`pdireval._prepare.ids`); True
+    when the dtypes differ but the values can match.
 
-    ``run_kind``: the kind of the run's ids when already known.
+    ``run_kind``: the kind of the run's ids when already known (saves reading them).
     """
-    run_kind, qrels_kind = run_kind or id_kind(run_ids), id_kind(qrels_ids)
-    if "other" not in (run_kind, qrels_kind) and run_kind != qrels_kind:
-        msg = (
-            f"{role} ids are {run_kind}s ({run_ids.dtype}) in the run but {qrels_kind}s "
-            f"({qrels_ids.dtype}) in the qrels, so none would match; convert one side, "
-            f"e.g. qrels[{qrels_ids.name!r}].astype(str)"
-        )
-        raise SchemaError(msg)
+    if run_kind in (None, "other") or id_kind(qrels_ids) != run_kind:
+        same_kind([("the run", run_ids), ("the qrels", qrels_ids)], role)
     return run_ids.dtype != qrels_ids.dtype
 
 

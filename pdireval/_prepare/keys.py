@@ -7,7 +7,9 @@ never taken for the id:
 
 * integer ids are their own keys;
 * strings are hashed from their raw Arrow bytes, read eight at a time, in blocks
-  small enough for the temporaries to stay in the CPU cache;
+  small enough for the temporaries to stay in the CPU cache; the cost is linear in the
+  bytes of the ids, however they are split into ids (a 2 MB id costs what 2 MB of short
+  ids cost: its words are hashed all at once, not a step per word);
 * Python ``object`` strings are converted to Arrow first (about 4x faster than a
   pandas hash table of the objects);
 * categorical ids take the keys of their categories, so two frames with different
@@ -48,6 +50,14 @@ __all__ = [
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 _PAIR_MIX = np.uint64(0xBF58476D1CE4E5B9)
 _BLOCK = 1 << 14  # strings hashed per step: the temporaries stay in the CPU cache
+#: Strings of up to this many 8-byte words are hashed word after word, a step per word
+#: over the strings of a block still that long; longer ones by :func:`_long_keys`, whose
+#: steps do not depend on the longest string.
+_SHORT_WORDS = 32
+_WORD_MAJOR_ROWS = 512  # long strings read a word at a time while this many are that long
+_LONG_STEP = 1 << 14  # words of the longest strings hashed per step
+_MIX_1 = np.uint64(0xBF58476D1CE4E5B9)  # SplitMix64's multipliers
+_MIX_2 = np.uint64(0x94D049BB133111EB)
 _CONVERTED_ROWS = 1 << 18  # Python strings converted to Arrow at a time, for their keys
 _SPARE_BITS = 8  # lookup table of ~256 slots per wanted key: <1% of other keys pass
 _MAX_TABLE_BITS = 22  # at most 4 MB, so that lookups stay in the CPU cache
@@ -236,22 +246,108 @@ def _word_view(data: np.ndarray) -> np.ndarray:
 
 
 def _hash_block(words: np.ndarray, offsets: np.ndarray, out: np.ndarray) -> None:
-    """Keys of one block of strings: length, then each 8-byte word, folded in."""
+    """Keys of one block of strings, in time linear in their bytes.
+
+    A string of up to ``_SHORT_WORDS`` words: its length, then each 8-byte word, folded
+    in, word after word, over the strings still that long only. A longer one by
+    :func:`_long_keys`, whose steps do not grow with the longest string. Which it is
+    depends on the string's length alone: equal strings, equal keys.
+    """
     start = offsets[:-1]
     length = offsets[1:] - start
     if not len(start):
         return
     np.multiply(length.view(np.uint64), _MULTIPLIER, out=out)
     out ^= _word(words, start, length)
-    for word in range(1, (int(length.max()) + 7) // 8):
-        rows = np.flatnonzero(length > 8 * word)
-        if len(rows) == len(start):
+    long = length > 8 * _SHORT_WORDS
+    rows = None  # every row (a block of ids of one length, the common case)
+    if long.any() or int(length.min()) <= 8:
+        rows = np.flatnonzero((length > 8) & ~long)
+    for word in range(1, _SHORT_WORDS):
+        at = 8 * word
+        if rows is None:  # all rows: no gather, no scatter
             out *= _MULTIPLIER
-            out ^= _word(words, start + 8 * word, length - 8 * word)
-        else:
-            folded = out[rows] * _MULTIPLIER
-            folded ^= _word(words, start[rows] + 8 * word, length[rows] - 8 * word)
-            out[rows] = folded
+            out ^= _word(words, start + at, length - at)
+            if int(length.min()) <= at + 8:  # some end here
+                rows = np.flatnonzero(length > at + 8)
+            continue
+        if not len(rows):
+            break
+        folded = out[rows] * _MULTIPLIER
+        folded ^= _word(words, start[rows] + at, length[rows] - at)
+        out[rows] = folded
+        rows = rows[length[rows] > at + 8]  # only the rows still that long go on
+    if long.any():
+        where = np.flatnonzero(long)
+        out[where] = _long_keys(words, start[where], length[where])
+
+
+def _long_keys(words: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """Keys of strings longer than ``_SHORT_WORDS`` words, in time linear in their bytes.
+
+    Each word is mixed with its place in its string (SplitMix64's finaliser), the mixed
+    words of a string summed, and the sum mixed with the length: unequal strings rarely
+    get equal keys, whatever their length. A sum can be taken in any order, so the words
+    are read word after word across the strings while many are that long (a step per
+    word, over hundreds of strings), then the words left of the few longer ones all at
+    once (:func:`_word_sums`): a string of any length costs its words, never a step per
+    word for a handful of strings.
+    """
+    sums = np.zeros(len(start), dtype=np.uint64)
+    rows = np.arange(len(start))  # the strings still being read, and their bytes
+    at, left, partial = start, length, np.zeros(len(start), dtype=np.uint64)
+    word = 0
+    while len(rows) >= _WORD_MAJOR_ROWS:
+        whole = int(left.min()) >= 8  # a whole word in every string: no bytes to drop
+        value = words[at] if whole else _word(words, at, left)
+        value += np.uint64((word + 1) * int(_MULTIPLIER) % 2**64)
+        _mix(value)
+        partial += value
+        word += 1
+        at = at + 8
+        left = left - 8
+        ended = left <= 0
+        if ended.any():
+            sums[rows[ended]] = partial[ended]
+            going = ~ended
+            rows, at, left, partial = rows[going], at[going], left[going], partial[going]
+    if len(rows):
+        sums[rows] = partial + _word_sums(words, at, left, word)
+    sums ^= length.view(np.uint64) * _MULTIPLIER
+    _mix(sums)
+    return sums
+
+
+def _word_sums(words: np.ndarray, at: np.ndarray, left: np.ndarray, place: int) -> np.ndarray:
+    """The sum of the mixed words of each string (as :func:`_long_keys` mixes them), its
+    words read all at once, ``_LONG_STEP`` words at a time; ``at``, ``left``: where each
+    string's words begin and the bytes left, ``place``: the place of those first words.
+    """
+    n_words = (left + 7) // 8
+    first = np.cumsum(n_words) - n_words  # each string's first word among all
+    total = int(n_words.sum())
+    sums = np.zeros(len(at), dtype=np.uint64)
+    for begin in range(0, total, _LONG_STEP):
+        word = np.arange(begin, min(begin + _LONG_STEP, total), dtype=np.int64)
+        string = np.searchsorted(first, word, side="right") - 1
+        offset = 8 * (word - first[string])
+        value = _word(words, at[string] + offset, left[string] - offset)
+        offset >>= 3
+        offset += place + 1
+        value += offset.view(np.uint64) * _MULTIPLIER  # the same word elsewhere differs
+        _mix(value)
+        bounds = np.flatnonzero(np.r_[True, string[1:] != string[:-1]])
+        sums[string[bounds]] += np.add.reduceat(value, bounds)  # a string once per step
+    return sums
+
+
+def _mix(values: np.ndarray) -> None:
+    """SplitMix64's finaliser, in place: every bit of a value moves every bit of its hash."""
+    values ^= values >> np.uint64(30)
+    values *= _MIX_1
+    values ^= values >> np.uint64(27)
+    values *= _MIX_2
+    values ^= values >> np.uint64(31)
 
 
 def _word(words: np.ndarray, at: np.ndarray, remaining: np.ndarray) -> np.ndarray:

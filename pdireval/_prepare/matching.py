@@ -38,9 +38,23 @@ from pdireval._prepare.keys import id_keys, python_string_blocks, python_string_
 from pdireval._prepare.pairs import IdPairs, sorted_pair_keys
 from pdireval._prepare.stacked import stacked_column
 
-__all__ = ["Joined", "Matched", "Overlap", "join_resolved"]
+__all__ = ["Joined", "Matched", "Overlap", "join_resolved", "no_overlap"]
 
 _SHOWN = 10  # ids named in messages and recorded on a merged frame
+
+
+def no_overlap(error: SchemaError) -> bool:
+    """Whether ``error`` says that a non-empty run shares no query, or no document, with
+    its qrels (a call of several parts -- judges, collections, seeds -- refuses only when
+    no part shares any).
+    """
+    return bool(getattr(error, "no_overlap", False))
+
+
+def _no_overlap_error(msg: str) -> SchemaError:
+    error = SchemaError(msg)
+    error.no_overlap = True  # type: ignore[attr-defined]
+    return error
 
 
 @dataclass(frozen=True)
@@ -380,7 +394,7 @@ def _refuse_no_overlap(
             f"{overlap.qrels_examples()[:3]}; both must use the same ids (check the columns "
             "used as query ids, and leading zeros, prefixes or the dtype)"
         )
-        raise SchemaError(msg)
+        raise _no_overlap_error(msg)
     if len(matched) == 0:
         run_docs = take(run_ids[1], np.arange(min(3, len(run_ids[1])))).tolist()
         qrels_docs = take(theirs.doc, np.arange(min(3, len(theirs.doc)))).tolist()
@@ -390,7 +404,7 @@ def _refuse_no_overlap(
             f"{qrels_docs}; both must use the same document ids (check the columns used "
             "as doc ids, e.g. PyTerrier's 'docno' rather than its internal 'docid')"
         )
-        raise SchemaError(msg)
+        raise _no_overlap_error(msg)
 
 
 def _refuse_repeated_judgments(query: pd.Series, doc: pd.Series) -> None:

@@ -87,7 +87,7 @@ def merge_qrels(
     from pdireval._options import Qrels, judgments_of  # the options import the engine
     from pdireval._parts import has_parts
 
-    qrels = judgments_of(qrels)
+    qrels = judgments_of(qrels, qrels_columns)
     if has_parts(run, columns, Qrels(qrels, qrels_columns)):
         return _merge_parts(run, qrels, columns, qrels_columns)
     run_cols = as_column_map(columns).resolve(run)
@@ -107,7 +107,7 @@ def _merge_parts(
     judge's name added to its rows, the parts stacked in their order.
     """
     from pdireval._options import Qrels
-    from pdireval._parts import WITHOUT_PARTS, parts
+    from pdireval._parts import WITHOUT_PARTS, Part, each_part, parts
 
     if as_column_map(columns).resolve(run).judge is not None:
         msg = (
@@ -133,18 +133,23 @@ def _merge_parts(
         if judge is not None:
             empty[judge] = qrels[judge].iloc[:0].to_numpy()
         merged.append(empty)
-    for part in found.items:
+
+    def merged_part(part: Part, check: bool) -> pd.DataFrame:
         labels = part.qrels if part.qrels is not None else qrels.iloc[:0]
         if has_subtopics(labels, qrels_cols):
-            one = merge_subtopics(part.frame, labels, run_cols, qrels_cols, check_overlap=False)
-        else:
-            one = merge_resolved(part.frame, labels, run_cols, qrels_cols, check_overlap=False)
-        if judge is not None:
-            value = part.key[list(found.names).index("judge")]
-            one[judge] = pd.Series(
+            return merge_subtopics(part.frame, labels, run_cols, qrels_cols, check_overlap=check)
+        return merge_resolved(part.frame, labels, run_cols, qrels_cols, check_overlap=check)
+
+    pieces = each_part(found.items, merged_part)
+    for part in found.items:
+        one = pieces[part.key]
+        for role, name in found.names.items():  # the part's value on every row, also
+            value = part.key[list(found.names).index(role)]  # on the judged rows added
+            source = qrels[name] if role == "judge" else run[name]
+            one[name] = pd.Series(
                 np.repeat(np.asarray([value], dtype=object), len(one)),
                 index=one.index,
-                dtype=qrels[judge].dtype,
+                dtype=source.dtype,
             )
         merged.append(one)
     result = pd.concat(merged, ignore_index=True)

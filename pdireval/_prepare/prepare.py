@@ -61,10 +61,18 @@ class Prepared:
     blank: np.ndarray  # bool per group: reported as NaN (unjudged under "all")
     average: bool = False
 
-    def table(self, values: dict[str, np.ndarray]) -> pd.DataFrame:
-        """The per-query result: one float64 column per label, rows under the query policy."""
+    def table(
+        self, values: dict[str, np.ndarray], unjudged: frozenset[str] = frozenset()
+    ) -> pd.DataFrame:
+        """The per-query result: one float64 column per label, rows under the query
+        policy (``unjudged``: the labels whose values need no judgments, kept on the
+        unjudged queries that ``queries="all"`` reports as NaN).
+        """
         if self.blank.any():
-            values = {label: np.where(self.blank, np.nan, v) for label, v in values.items()}
+            values = {
+                label: v if label in unjudged else np.where(self.blank, np.nan, v)
+                for label, v in values.items()
+            }
         index = self.index
         if not self.keep.all():
             values = {label: np.asarray(v)[self.keep] for label, v in values.items()}

@@ -21,6 +21,7 @@ from pdireval._prepare.arrays import bincount, take
 from pdireval._prepare.checks import check_unique_docs
 from pdireval._prepare.columns import ColumnMap, as_column_map
 from pdireval._prepare.groups import factorize_sorted
+from pdireval._prepare.ids import refuse_text_collisions, same_kind
 from pdireval._prepare.ordering import TieBreak
 
 __all__ = ["Runs", "RunsLike", "ranking_positions", "read_runs", "run_frame"]
@@ -113,8 +114,12 @@ def ranking_positions(
 def read_runs(
     runs: RunsLike, columns: ColumnMap | Mapping[str, Any] | None, depth: int | None
 ) -> Runs:
-    """Check the runs and read them into :class:`Runs` (``depth``: top rows kept per ranking)."""
-    frame, column_map = _one_frame(runs, columns)
+    """Check the runs and read them into :class:`Runs` (``depth``: top rows kept per ranking).
+
+    A run given as an empty frame is a run that retrieved nothing: it counts among the
+    runs (as in ranx, its rankings are empty), it is not dropped.
+    """
+    frame, column_map, given = _one_frame(runs, columns)
     cols = column_map.remap(rank=False).resolve(frame)
     cols.require(frame, "query", "doc", "score", "run")
     query_col, doc_col = cols.name("query"), cols.name("doc")
@@ -128,7 +133,9 @@ def read_runs(
                 f"the {role} column {cols.name(role)!r} is missing at row {row!r}; fill or drop it"
             )
             raise SchemaError(msg)
-    run_codes, names = _runs_in_given_order(run_values)
+    for role in ("query", "doc"):
+        refuse_text_collisions([frame[cols.name(role)]], role, "the runs")
+    run_codes, names = _runs_in_given_order(run_values, given)
     query_codes, queries = factorize_sorted(frame[query_col])
     n_queries = len(queries)
     group = run_codes.astype(np.int64, copy=False) * n_queries + query_codes
@@ -161,11 +168,14 @@ def read_runs(
 
 def _one_frame(
     runs: RunsLike, columns: ColumnMap | Mapping[str, Any] | None
-) -> tuple[pd.DataFrame, ColumnMap]:
-    """One long frame with a run column, from a frame, a list or a dict of run frames."""
+) -> tuple[pd.DataFrame, ColumnMap, list[Any] | None]:
+    """One long frame with a run column, from a frame, a list or a dict of run frames,
+    and the names of the runs given as frames (``None`` for one long frame): their ids
+    checked to be of one kind, an empty frame kept as a run.
+    """
     column_map = as_column_map(columns)
     if isinstance(runs, pd.DataFrame):
-        return runs, column_map
+        return runs, column_map, None
     if isinstance(runs, Mapping):
         named = list(runs.items())
     elif isinstance(runs, Sequence) and not isinstance(runs, str):
@@ -176,15 +186,16 @@ def _one_frame(
             f"got {type(runs).__name__}"
         )
         raise SchemaError(msg)
-    pieces = []
+    pieces, names, sides = [], [], []
     seen: dict[Any, int] = {}
     for i, (name, frame) in enumerate(named):
         if not isinstance(frame, pd.DataFrame):
             msg = f"run {i} is a {type(frame).__name__}, not a DataFrame"
             raise SchemaError(msg)
         cols = column_map.resolve(frame)
-        if name is None and cols.run is not None:
-            for run in pd.unique(frame[cols.run]):
+        if name is None and cols.run is not None and len(frame):
+            found = list(pd.unique(frame[cols.run]))
+            for run in found:
                 if run in seen:
                     msg = (
                         f"run {run!r} is in frames {seen[run]} and {i} of the list; name the "
@@ -193,19 +204,39 @@ def _one_frame(
                     raise SchemaError(msg)
                 seen[run] = i
             pieces.append(frame)
-            continue
-        run_col = cols.run or "run"
-        label: Any = f"run{i + 1}" if name is None else name
-        pieces.append(frame.assign(**{run_col: label}))
+            names.extend(found)
+        else:
+            run_col = cols.run or "run"
+            label: Any = f"run{i + 1}" if name is None else name
+            pieces.append(frame.assign(**{run_col: label}))
+            names.append(label)
+        sides.append((f"run {names[-1]!r}" if names else f"run {i}", frame, cols))
     if not pieces:
         msg = "no runs given; pass a list or dict of at least two run frames"
         raise SchemaError(msg)
-    return pd.concat(pieces, ignore_index=True), column_map
+    for role in ("query", "doc"):
+        same_kind(
+            [
+                (where, frame[cols.name(role)])
+                for where, frame, cols in sides
+                if cols.doc and len(frame)
+            ],
+            role,
+        )
+    return pd.concat(pieces, ignore_index=True), column_map, names
 
 
-def _runs_in_given_order(values: pd.Series) -> tuple[np.ndarray, tuple[Any, ...]]:
-    """Run codes numbered in the order the runs first appear."""
+def _runs_in_given_order(
+    values: pd.Series, given: list[Any] | None
+) -> tuple[np.ndarray, tuple[Any, ...]]:
+    """Run codes numbered in the order the runs were given (``given``), else in the
+    order they first appear.
+    """
     codes, uniques = factorize_sorted(values)
+    if given is not None:
+        names = list(dict.fromkeys(given))
+        at = pd.Index(names).get_indexer(uniques)
+        return at[codes].astype(np.int64), tuple(names)
     if not len(codes):
         return codes.astype(np.int64), ()
     starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])

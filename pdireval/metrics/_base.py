@@ -190,6 +190,10 @@ class Family:
     whole_labels : bool
         Whether the family reads labels as whole grades (ERR's grade scale, ndeval's
         judgments): labels that are not whole numbers (``rel_threshold=``) are refused.
+    needs_judgments : bool
+        Whether a value needs the query's judgments (every relevance measure): under
+        ``queries="all"`` an unjudged query is NaN. ``False`` for a measure of the run
+        alone (``Latency``), which keeps its value there.
     doc : str
         One-paragraph description shown in ``help()`` and the README catalogue.
     """
@@ -210,6 +214,7 @@ class Family:
         constraint: Callable[[dict[str, Any]], None] | None = None,
         needs: tuple[str, ...] = (),
         whole_labels: bool = False,
+        needs_judgments: bool = True,
         judged_only: bool = False,
         synonyms: Synonyms | None = None,
         trec_eval: tuple[TrecMeasure, ...] = (),
@@ -219,6 +224,7 @@ class Family:
             params = (*params, JUDGED_ONLY)
         self.name = name
         self.kernel = kernel
+        self.needs_judgments = needs_judgments
         self.params = {param.name: param for param in params}
         self.synonyms = synonyms
         self.trec_eval = trec_eval

@@ -9,7 +9,10 @@ queries), meant for prototypes and small collections.
 from __future__ import annotations
 
 import inspect
+import math
+import numbers
 import re
+import reprlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -30,7 +33,7 @@ from pdireval.metrics._base import (
 )
 from pdireval.metrics._parse import family_named
 
-__all__ = ["define", "define_per_query"]
+__all__ = ["QueryFailureError", "define", "define_per_query"]
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 
@@ -91,7 +94,11 @@ def define(
     Raises
     ------
     MetricError
-        A bad or taken name, or bad parameter declarations.
+        When declared: a bad or taken name, or bad parameter declarations. When
+        evaluated: the kernel returned no 1-D array of one number per group (True/False
+        read as 1/0, NaN where undefined, no infinity), wrote into the read-only arrays
+        of ``ranked``, or failed in floating point (evaluation raises on overflow,
+        division by zero, invalid operations and numpy's warnings).
 
     Examples
     --------
@@ -222,13 +229,24 @@ def define_per_query(
         ``k`` when the metric has a cutoff -- with NaN for unjudged documents, and
         ``judgments`` the labels of every judged document of the query, retrieved or
         not. Both are float64 arrays of the labels as judged (negative ones included):
-        the function decides what counts as relevant, e.g. with ``rel``.
+        the function decides what counts as relevant, e.g. with ``rel``. They are
+        read-only (work on a copy to change them). The value is a number -- a float or
+        an int, numpy's included, NaN where the measure is undefined for the query; not
+        True/False, text, None, an array or an infinity.
     params, cutoff, bounded, doc, replace
         As in :func:`define` (``rel`` is passed to ``function`` too).
 
     Returns
     -------
     Family
+
+    Raises
+    ------
+    MetricError
+        When declared: as :func:`define`. When evaluated: the function returned no number
+        for a query, wrote into its arrays, failed in floating point (evaluation raises
+        on overflow, division by zero, invalid operations and numpy's warnings) or raised
+        an exception; the message names the metric, the query (and run) and what happened.
 
     Notes
     -----
@@ -273,10 +291,97 @@ def define_per_query(
     )
 
 
+class QueryFailureError(MetricError):
+    """A per-query function failed on one group, or returned no number for it.
+
+    Raised by the loop of :func:`define_per_query`; the engine, which knows the group's
+    ids, turns it into a :class:`MetricError` naming the metric and the query (and run).
+
+    Parameters
+    ----------
+    group : int
+        The group (one query of one run) the function was called for.
+    problem : str
+        What the function returned or did, e.g. ``"returned None"``.
+    fix : str
+        How to fix it.
+    """
+
+    def __init__(self, group: int, problem: str, fix: str) -> None:
+        self.group, self.problem, self.fix = group, problem, fix
+        super().__init__(f"the function {problem} for group {group}; {fix}")
+
+    def message(self, metric: str, where: str) -> str:
+        """The whole message, with the metric's label and the group's ids."""
+        return f"the function of {metric} {self.problem} for {where}; {self.fix}"
+
+
+_RETURN = (
+    "it must return one number for the query -- a float, or NaN where the measure is "
+    "undefined for it"
+)
+
+
+def _value(value: Any, group: int) -> float:
+    """``value`` as a float, or a :class:`QueryFailureError` saying what it is instead.
+
+    A value is a real number (an int or a float, numpy's included), never True/False.
+    """
+    if type(value) is float or (isinstance(value, numbers.Real) and not isinstance(value, bool)):
+        try:
+            number = float(value)
+        except OverflowError:  # an int too large for a float64
+            number = math.inf
+        if not math.isinf(number):
+            return number
+        problem = f"returned {reprlib.repr(value)}, an infinite value"
+        raise QueryFailureError(group, problem, _RETURN)
+    problem = f"returned {reprlib.repr(value)} ({type(value).__name__}, not a number)"
+    if value is None:
+        hint = "; a path of the function ends without `return` (or returns None)"
+    elif isinstance(value, str | bytes):
+        hint = ": compute the number itself, not its text"
+    elif isinstance(value, bool | np.bool_):
+        hint = ": return float(...) of it (1.0 or 0.0) if that is the value meant"
+    elif isinstance(value, np.ndarray | list | tuple):
+        hint = ", e.g. float(np.sum(...)), not an array of them"
+    else:
+        hint = ""
+    raise QueryFailureError(group, problem, _RETURN + hint)
+
+
+def _failure(error: Exception, group: int) -> QueryFailureError:
+    """What a per-query function that raised ``error`` did, and how to fix it."""
+    if isinstance(error, ValueError) and "read-only" in str(error):
+        return QueryFailureError(
+            group,
+            f"wrote into its input ({error})",
+            "the ranking and judgments it is given are read-only views of arrays every "
+            "query shares: work on a copy, e.g. ranking = ranking.copy()",
+        )
+    if isinstance(error, FloatingPointError | RuntimeWarning):
+        did = "warned" if isinstance(error, RuntimeWarning) else "failed in floating point"
+        return QueryFailureError(
+            group,
+            f"{did} ({error})",
+            "evaluation stops at overflow, division by zero and invalid operations (and at "
+            "numpy's warnings): test for them -- e.g. return float('nan') when there is "
+            "nothing to divide by, or when the ranking is empty",
+        )
+    return QueryFailureError(
+        group,
+        f"raised {type(error).__name__}: {error}",
+        "it is called once per query (of each run), with that query's ranking (possibly "
+        "empty) and judgments; make it handle this one",
+    )
+
+
 def _per_query(
     ranked: Ranked, function: Callable[..., float], k: int | None, values: dict[str, Any]
 ) -> np.ndarray:
-    """Call ``function`` once per group with its ranking and judgments."""
+    """Call ``function`` once per group with its ranking and judgments; each value must be
+    a real number (NaN allowed), and a failure names its group (:class:`QueryFailureError`).
+    """
     num_ret = ranked.num_ret.astype(np.int64)
     depth = num_ret if k is None else np.minimum(num_ret, k)
     ranking = np.full(int(depth.sum()), np.nan)
@@ -294,7 +399,11 @@ def _per_query(
     for group in range(ranked.n_groups):
         mine = ranking[start[group] : start[group] + depth[group]]
         judgments = judged_labels[judged_start[group] : judged_end[group]]
-        out[group] = float(function(mine, judgments, **options))
+        try:
+            value = function(mine, judgments, **options)
+        except Exception as error:  # the user's code: name the query it failed for
+            raise _failure(error, group) from error
+        out[group] = _value(value, group)
     return out
 
 

@@ -22,7 +22,7 @@ from pdireval.metrics._base import (
     rel_param,
 )
 from pdireval.metrics._expected import expected_discounted_gain
-from pdireval.metrics._segments import group_cumsum, last_at_or_before
+from pdireval.metrics._segments import last_at_or_before, libm_log2, running_sum
 
 GainSpec = str | tuple[tuple[int, float], ...]
 
@@ -89,8 +89,8 @@ def _gains(labels: np.ndarray, gain: GainSpec, rel: int, known: np.ndarray) -> n
 
 
 def _discount(position: np.ndarray, discount: str, base: float) -> np.ndarray:
-    if discount == "log2":
-        return np.log2(position + 1.0)
+    if discount == "log2":  # as trec_eval: the C library's log2
+        return libm_log2(position + 1.0)
     if discount == "none":
         return np.ones(len(position))
     return np.maximum(1.0, np.log(position) / np.log(base))
@@ -158,7 +158,7 @@ def _ideal_cumulative(ranked: Ranked, gain: GainSpec, rel: int, discount: str, b
 
     def compute() -> tuple[np.ndarray, ...]:
         group, gains, position = _ideal(ranked, gain, rel)
-        dcg = group_cumsum(gains / _discount(position, discount, base), group)
+        dcg = running_sum(gains / _discount(position, discount, base), group)
         return group, position, dcg, np.bincount(group, minlength=ranked.n_groups)
 
     return ranked.cached(("ideal_dcg_rows", gain, rel, discount, base), compute)
@@ -173,7 +173,7 @@ def _counted_dcg(ranked: Ranked, k: int | None, rel: int, gain: GainSpec, discou
     if k is not None:
         counted &= ranked.position <= k
     group, position, gains = ranked.group[counted], ranked.position[counted], gains[counted]
-    dcg = group_cumsum(gains / _discount(position, discount, base), group)
+    dcg = running_sum(gains / _discount(position, discount, base), group)
     return group, position, gains, dcg
 
 
@@ -189,7 +189,7 @@ def _ndcg_at_relevant(ranked: Ranked, *, k: int | None, rel: int, gain, discount
     missed = n_relevant - np.bincount(group, minlength=ranked.n_groups)
     full = _dcg(ranked, k=k, rel=rel, gain=gain, discount=discount, base=base)
     ideal = _ideal_dcg(ranked, k=None, rel=rel, gain=gain, discount=discount, base=base)
-    total = total + missed * safe_divide(full, ideal)
+    total = total + safe_divide(missed * full, ideal)  # trec_eval's order: (m * dcg) / idcg
     return safe_divide(total, n_relevant)
 
 

@@ -16,6 +16,13 @@ subtopics with a relevant document. Documents are ranked as trec_eval ranks them
 descending, ties by document id descending); ir_measures hands pyndeval tied scores by
 document id ascending, so on ties the two can differ.
 
+A cutoff past the end of a query's ranking and of its judged documents cuts nothing:
+alpha_nDCG, nERR_IA and StRecall then give exactly (bit for bit) the value at that
+depth, whatever larger cutoff is asked for. alpha_DCG, ERR_IA and P_IA do not stop
+changing there, because ndeval divides them by a quantity that grows with k: the best
+case of k ranks (alpha_DCG, ERR_IA; it converges, so their values settle as k grows) and
+k itself (P_IA, as trec_eval's P@k is divided by k even when fewer were retrieved).
+
 Examples
 --------
 >>> import pandas as pd, pdireval
@@ -78,7 +85,8 @@ alpha_DCG = _family(
     """alpha-DCG@k as ndeval reports it: ``sum_{r<=k} G(r) / log2(1 + r)`` divided by
     its best case ``N * sum_{r<=k} (1 - alpha)^(r-1) / log2(1 + r)`` (every document
     relevant to every subtopic) -- except at k = 1, where ndeval does not divide
-    (Clarke et al. 2008).""",
+    (Clarke et al. 2008). The best case grows with k, so the value keeps changing for
+    cutoffs past the end of the ranking.""",
     params=(_ALPHA,),
     aliases=("alpha_dcg",),
 )
@@ -94,7 +102,9 @@ ERR_IA = _family(
     "ERR_IA",
     """Intent-aware ERR@k as ndeval reports it: ``sum_{r<=k} G(r) / r`` divided by its
     best case ``N * sum_{r<=k} (1 - alpha)^(r-1) / r`` (not at k = 1). Chapelle et al.
-    (2011) define ERR-IA; ndeval computes it as this cascade over the subtopics.""",
+    (2011) define ERR-IA; ndeval computes it as this cascade over the subtopics. The best
+    case grows with k, so the value keeps changing for cutoffs past the end of the
+    ranking.""",
     params=(_ALPHA,),
     aliases=("err_ia",),
 )
@@ -107,7 +117,8 @@ nERR_IA = _family(
 P_IA = _family(
     "P_IA",
     """Intent-aware precision@k (Agrawal et al. 2009): the mean over the N subtopics of
-    the share of the top k relevant to each.""",
+    the share of the top k relevant to each (divided by k even when fewer were
+    retrieved).""",
     aliases=("p_ia",),
     bounded=True,
 )

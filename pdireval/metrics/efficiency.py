@@ -21,6 +21,7 @@ Latency = register(
         "Latency",
         _latency,
         needs=("time",),
+        needs_judgments=False,
         bounded=False,
         aliases=("response_time", "query_time"),
         doc="""Processing time of the query, in seconds: the run's time column.
@@ -29,7 +30,8 @@ Latency = register(
         every row of a query holds the same value, or none. Its mean is the mean
         response time; :func:`pdireval.efficiency` adds the median, the 95th and 99th
         percentiles and the throughput. NaN for a query without a time (e.g. one the
-        run did not retrieve anything for).
+        run did not retrieve anything for); a timed query keeps its time under
+        ``queries="all"`` though nobody judged it.
         """,
     )
 )

@@ -26,7 +26,12 @@ def _inf_ap(ranked: Ranked, *, k: None, rel: int) -> np.ndarray:
     nonrelevant_above = ranked.within_query_cumsum(nonrelevant)[relevant]
     rank = ranked.position[relevant].astype(np.float64)
     fraction = (relevant_above + EPSILON) / (relevant_above + nonrelevant_above + 2 * EPSILON)
-    precision = 1.0 / rank + (pooled_above / rank) * fraction
+    # trec_eval's order of operations, to its last bit: with j = rank - 1 documents above,
+    # 1/(j+1) + (j/(j+1)) * (pooled/j) * fraction, and exactly 1 at rank 1
+    above = rank - 1.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = (above / rank) * (pooled_above / above) * fraction
+    precision = np.where(above > 0, 1.0 / rank + share, 1.0)
     total = np.bincount(ranked.group[relevant], weights=precision, minlength=ranked.n_groups)
     return safe_divide(total, ranked.num_relevant(rel))
 

@@ -67,7 +67,7 @@ def recall_levels(points: int) -> list[float]:
 def _iap(ranked: Ranked, *, k: None, rel: int, points: int) -> np.ndarray:
     levels = recall_levels(points)
     total = np.zeros(ranked.n_groups)
-    for level in levels:
+    for level in reversed(levels):  # trec_eval adds them from recall 1 down, to its last bit
         total += interpolated_precision(ranked, level, rel)
     return total / len(levels)
 

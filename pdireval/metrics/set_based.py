@@ -112,7 +112,10 @@ def _check_n_docs(options: dict) -> None:
 
 
 def _set_ap(ranked: Ranked, *, k: None, rel: int) -> np.ndarray:
-    return _set_precision(ranked, k=None, rel=rel) * _set_recall(ranked, k=None, rel=rel)
+    # a^2 / (retrieved * R) in one division, as trec_eval computes it: P * R rounds twice
+    # more and can print another last digit (21/800 = 0.02625: 0.0262, P * R 0.0263)
+    found = _relevant_retrieved(ranked, rel)
+    return safe_divide(found * found, ranked.num_ret * ranked.num_relevant(rel))
 
 
 def _set_relative_precision(ranked: Ranked, *, k: None, rel: int) -> np.ndarray:
@@ -208,7 +211,11 @@ SetAP = register(
         aliases=("set_map",),
         judged_only=True,
         trec_eval=(TrecMeasure("set_map", "SetAP"),),
-        doc="""Set average precision: set precision × set recall (trec_eval set_map).""",
+        doc="""Set average precision: set precision × set recall (trec_eval set_map).
+
+        Computed as trec_eval computes it, ``a² / (retrieved × R)`` with a the relevant
+        retrieved documents; 0 when nothing was retrieved or nothing is relevant.
+        """,
     )
 )
 

@@ -14,7 +14,7 @@ import pandas as pd
 from pdireval.curves import curve, without_cutoff
 from pdireval.curves import pr_curve as pr_curve_table
 from pdireval.plotting import _look as look
-from pdireval.plotting._styles import RunStyle, run_order
+from pdireval.plotting._styles import RunStyle, drawing_order
 from pdireval.typing import ColumnsLike as Columns
 from pdireval.typing import MetricLike
 
@@ -121,7 +121,7 @@ def pr_curve(
     >>> [panel.get_title() for panel in ax.figure.axes]
     ['strong', 'medium', 'weak']
     """
-    runs, styles = run_order(frame, columns, order)
+    runs, styles = drawing_order(frame, columns, order)
     table = pr_curve_table(frame, points=points, rel=rel, average=True, columns=columns, **options)
     means = _by_run(table, "recall", runs)
     queries = None
@@ -365,7 +365,7 @@ def at_k(
     base = without_cutoff(metric)
     label = base.label
     ks = list(ks)
-    runs, styles = run_order(frame, columns, order)
+    runs, styles = drawing_order(frame, columns, order)
     table = curve(frame, metric, ks, average=True, columns=columns, **options)
     parts = _by_run(table, "k", runs)
     evaluated = sorted(set(ks))

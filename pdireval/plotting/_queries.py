@@ -14,7 +14,7 @@ from pdireval._errors import SchemaError
 from pdireval._options import Evaluation
 from pdireval.metrics import parse_metrics
 from pdireval.plotting import _look as look
-from pdireval.plotting._styles import run_order
+from pdireval.plotting._styles import drawing_order
 from pdireval.typing import ColumnsLike as Columns
 from pdireval.typing import MetricLike
 
@@ -147,13 +147,15 @@ def per_query(
     if chart not in ("auto", "bars", "heatmap"):
         msg = f"chart={chart!r}: use 'auto', 'bars' or 'heatmap'"
         raise SchemaError(msg)
-    runs, styles = run_order(frame, columns, order)
+    runs, styles = drawing_order(frame, columns, order)
     metrics = parse_metrics(metric)
     if baseline is None and runs != [None]:
         baseline = runs[0]
     evaluation = Evaluation.from_options(options)
     table = per_query_table(
-        _evaluate.per_query(frame, metrics, columns, evaluation), baseline=baseline
+        _evaluate.per_query(frame, metrics, columns, evaluation),
+        baseline=baseline,
+        runs=[run for run in runs if run is not None],
     )
     values, deltas = pd.DataFrame(table["value"]), pd.DataFrame(table["delta"])
     base = values.columns[0]
@@ -281,7 +283,7 @@ def distribution(
     >>> len(ax.collections)  # one scatter of 50 topics per run
     3
     """
-    runs, styles = run_order(frame, columns, order)
+    runs, styles = drawing_order(frame, columns, order)
     label = look.label_of(metric)
     evaluation = Evaluation.from_options(options)
     table = _evaluate.per_query(frame, parse_metrics(metric), columns, evaluation)[label]

@@ -14,7 +14,7 @@ from pdireval._options import Evaluation
 from pdireval._summary import aggregate, summary_table
 from pdireval.metrics import Latency, parse_metrics
 from pdireval.plotting import _look as look
-from pdireval.plotting._styles import RunStyle, run_order
+from pdireval.plotting._styles import RunStyle, drawing_order
 from pdireval.typing import Aggregate as Agg
 from pdireval.typing import ColumnsLike as Columns
 from pdireval.typing import MetricLike
@@ -90,7 +90,7 @@ def systems(
     ['weak', 'medium', 'strong']
     """
     label = look.label_of(metric)
-    _, styles = run_order(frame, columns, order)
+    _, styles = drawing_order(frame, columns, order)
     per_query_values = _evaluate.per_query(
         frame, parse_metrics(metric), columns, Evaluation.from_options(options)
     )
@@ -217,7 +217,7 @@ def tradeoff(
     [20.0, 200.0]
     """
     label = look.label_of(metric)
-    runs, styles = run_order(frame, columns, order)
+    runs, styles = drawing_order(frame, columns, order)
     evaluation = Evaluation.from_options(options)
     metrics = [*parse_metrics(metric), Latency.default]
     table = _evaluate.per_query(frame, metrics, columns, evaluation)

@@ -24,10 +24,11 @@ from typing import Any
 import pandas as pd
 
 from pdireval._errors import SchemaError
+from pdireval._matrices import run_order
 from pdireval._prepare.columns import as_column_map
 from pdireval.typing import ColumnsLike as Columns
 
-__all__ = ["RunStyle", "run_order", "run_styles"]
+__all__ = ["RunStyle", "drawing_order", "run_styles"]
 
 #: matplotlib's ``tab10`` palette (``C0`` ... ``C9``), written out so that a changed
 #: ``axes.prop_cycle`` does not change pdireval's colours.
@@ -122,26 +123,26 @@ def run_styles(runs: Iterable[Hashable]) -> dict[Hashable, RunStyle]:
     return {run: style_at(i) for i, run in enumerate(ordered)}
 
 
-def run_order(
+def drawing_order(
     frame: pd.DataFrame, columns: Columns, order: Sequence[Hashable] | None
 ) -> tuple[list[Hashable], dict[Hashable, RunStyle]]:
     """(the runs of ``frame`` in drawing order, the style of every run of the order).
 
     ``order`` first (runs it names that the frame lacks keep their place and style, so a
     figure of a subset styles its runs as the figure of all runs does), then the frame's
-    other runs as they first appear (categories: in category order). A frame without a
-    run column has the single run ``None``.
+    other runs in the user's order (:func:`~pdireval._matrices.run_order`; a categorical's
+    unused categories keep their place and style). A frame without a run column has the
+    single run ``None``.
     """
     column = as_column_map(columns).resolve(frame).run
     if column is None:
         return [None], {None: style_at(0)}
     values = frame[column]
-    if isinstance(values.dtype, pd.CategoricalDtype):
-        present = set(values.dropna().unique())
-        appearance: list[Any] = list(values.cat.categories)
-    else:
-        appearance = list(pd.unique(values.dropna()))
-        present = set(appearance)
+    found = run_order(frame, column) or []
+    present = set(found)
+    appearance: list[Any] = found
+    if isinstance(values.dtype, pd.CategoricalDtype):  # unused categories keep a style
+        appearance = list(values.cat.categories)
     if isinstance(order, str | bytes):
         msg = f"order= takes a list of run ids, got the string {order!r}; write order=[{order!r}]"
         raise SchemaError(msg)
