@@ -244,7 +244,8 @@ def test_summary_of_one_timed_run_counts_its_queries(client) -> None:
     expected = ddf.compute().ireval.summary(["AP", "RR"])
     assert list(actual.index) == ["AP", "RR", *EFFICIENCY]
     assert actual["queries"] == 50
-    pd.testing.assert_series_equal(actual, expected, check_exact=True)
+    # the same numbers; pandas 2.2 may add a mean in another order (the last bit)
+    pd.testing.assert_series_equal(actual, expected, check_exact=False, rtol=1e-15, atol=0)
 
 
 def test_a_time_column_switched_off_adds_no_latency(client) -> None:
@@ -375,11 +376,15 @@ def test_empty_partitions_keep_the_levels_dtypes_and_warn_nothing() -> None:
     synchronous = {"scheduler": "sync", "dataframe.shuffle.method": "tasks"}
     with dask.config.set(synchronous), warnings.catch_warnings():
         warnings.simplefilter("error")
+        # dask's own notice when another test's distributed client is still alive
+        warnings.filterwarnings("ignore", "Running on a single-machine scheduler")
         lazy = ddf.ireval.evaluate("AP", npartitions=70)
         assert lazy.compute()["seed"].dtype == np.int64
         actual = ddf.ireval.summary(["AP", "P@5"], npartitions=70)
         compared = ddf.ireval.compare("AP", npartitions=70, test="sign")
-    pd.testing.assert_frame_equal(actual, same_rows.ireval.summary(["AP", "P@5"]), check_exact=True)
+    pd.testing.assert_frame_equal(
+        actual, same_rows.ireval.summary(["AP", "P@5"]), check_exact=False, rtol=1e-15, atol=0
+    )
     assert actual.index.get_level_values("seed").dtype == np.int64
     assert list(actual.index.get_level_values("seed")[:2]) == [2, 10]
     pd.testing.assert_frame_equal(compared, same_rows.ireval.compare("AP", test="sign"))

@@ -20,10 +20,11 @@ Examples
 >>> import pandas as pd
 >>> id_kind(pd.Series([1, 2])), id_kind(pd.Series(["1", "2"])), id_kind(pd.Series([1, "b"]))
 ('number', 'string', 'other')
->>> same_kind([("run 'a'", pd.Series([1, 2])), ("run 'b'", pd.Series(["1", "2"]))], "doc")
+>>> a, b = pd.Series([1, 2]), pd.Series(["1", "2"])
+>>> same_kind([("run 'a'", a), ("run 'b'", b)], "doc")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-pdireval._errors.SchemaError: doc ids are numbers (int64) in run 'a' but strings (str) in \
+pdireval._errors.SchemaError: doc ids are numbers (int64) in run 'a' but strings (...) in \
 run 'b', so none would match: ids are matched by value, and 1 is not '1'; convert one side, \
 e.g. frame['doc'] = frame['doc'].astype(str)
 """
