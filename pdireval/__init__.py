@@ -22,23 +22,12 @@ from typing import TYPE_CHECKING, Any
 
 from pdireval import typing
 from pdireval._accessor import IREvalAccessor
-from pdireval._errors import MetricError, MissingDependencyError, PdirevalError, SchemaError
-from pdireval._prepare.columns import ColumnMap
-from pdireval._version import __version__
+from pdireval._core.errors import MetricError, MissingDependencyError, PdirevalError, SchemaError
+from pdireval._core.roles import ColumnMap
+from pdireval._core.version import __version__
 
 if TYPE_CHECKING:
     from pdireval import datasets, fusion, metrics
-    from pdireval._agreement import (
-        agreement,
-        confusion_matrix,
-        fleiss_kappa,
-        krippendorff_alpha,
-        query_agreement,
-    )
-    from pdireval._holes import Bounds, bounds, hole_counts, holes
-    from pdireval._judge_conclusions import JudgeConclusions, judge_conclusions
-    from pdireval._judging_sheet import read_judging_sheet, write_judging_sheet
-    from pdireval._report import Report
     from pdireval.api import (
         ap,
         compare,
@@ -63,7 +52,22 @@ if TYPE_CHECKING:
         summary,
         tie_groups,
     )
-    from pdireval.correlation import (
+    from pdireval.fusion import fuse, fusion_fit, normalize, optimize_fusion
+    from pdireval.io.trec import read_qrels, read_queries, read_run, write_qrels, write_run
+    from pdireval.judgments.agreement import (
+        agreement,
+        confusion_matrix,
+        fleiss_kappa,
+        krippendorff_alpha,
+        query_agreement,
+    )
+    from pdireval.judgments.conclusions import JudgeConclusions, judge_conclusions
+    from pdireval.judgments.holes import Bounds, bounds, hole_counts, holes
+    from pdireval.judgments.pooling import pool, pool_contribution
+    from pdireval.judgments.sheets import read_judging_sheet, write_judging_sheet
+    from pdireval.metrics import Metric, parse_metric
+    from pdireval.reports.model import Report
+    from pdireval.stats.correlation import (
         kendall,
         rank_correlation,
         spearman,
@@ -71,16 +75,12 @@ if TYPE_CHECKING:
         tau_ap,
         tau_ap_b,
     )
-    from pdireval.fusion import fuse, fusion_fit, normalize, optimize_fusion
-    from pdireval.io import read_qrels, read_queries, read_run, write_qrels, write_run
-    from pdireval.meta import asl_curve, discriminative_power, ranking_stability, swap_rate
-    from pdireval.metrics import Metric, parse_metric
-    from pdireval.overlap import rank_biased_overlap, rbo
-    from pdireval.pooling import pool, pool_contribution
-    from pdireval.qpp import qpp_evaluation, smare
-    from pdireval.reproducibility import reproduction
-    from pdireval.risk_sensitive import georisk, risk
-    from pdireval.tukey import letter_groups, tukey_hsd
+    from pdireval.stats.meta import asl_curve, discriminative_power, ranking_stability, swap_rate
+    from pdireval.stats.overlap import rank_biased_overlap, rbo
+    from pdireval.stats.qpp import qpp_evaluation, smare
+    from pdireval.stats.reproduction import reproduction
+    from pdireval.stats.risk import georisk, risk
+    from pdireval.stats.tukey import letter_groups, tukey_hsd
 
 #: The evaluating functions (numpy arithmetic over sorted arrays, the metric registry).
 _API = (
@@ -99,9 +99,9 @@ _LOADED_WHEN_USED = {
     "Metric": ("pdireval.metrics", "Metric"),
     "parse_metric": ("pdireval.metrics", "parse_metric"),
     "datasets": ("pdireval.datasets", None),
-    "Report": ("pdireval._report", "Report"),
+    "Report": ("pdireval.reports.model", "Report"),
     **{
-        name: ("pdireval._agreement", name)
+        name: ("pdireval.judgments.agreement", name)
         for name in (
             "agreement",
             "confusion_matrix",
@@ -111,11 +111,11 @@ _LOADED_WHEN_USED = {
         )
     },
     **{
-        name: ("pdireval._judge_conclusions", name)
+        name: ("pdireval.judgments.conclusions", name)
         for name in ("JudgeConclusions", "judge_conclusions")
     },
     **{
-        name: ("pdireval.correlation", name)
+        name: ("pdireval.stats.correlation", name)
         for name in (
             "kendall",
             "rank_correlation",
@@ -127,23 +127,26 @@ _LOADED_WHEN_USED = {
         )
     },
     **{
-        name: ("pdireval.io", name)
+        name: ("pdireval.io.trec", name)
         for name in ("read_qrels", "read_queries", "read_run", "write_qrels", "write_run")
     },
-    **{name: ("pdireval.overlap", name) for name in ("rank_biased_overlap", "rbo")},
-    **{name: ("pdireval.pooling", name) for name in ("pool", "pool_contribution")},
-    "reproduction": ("pdireval.reproducibility", "reproduction"),
-    **{name: ("pdireval.risk_sensitive", name) for name in ("georisk", "risk")},
-    **{name: ("pdireval.tukey", name) for name in ("letter_groups", "tukey_hsd")},
-    **{name: ("pdireval.qpp", name) for name in ("qpp_evaluation", "smare")},
+    **{name: ("pdireval.stats.overlap", name) for name in ("rank_biased_overlap", "rbo")},
+    **{name: ("pdireval.judgments.pooling", name) for name in ("pool", "pool_contribution")},
+    "reproduction": ("pdireval.stats.reproduction", "reproduction"),
+    **{name: ("pdireval.stats.risk", name) for name in ("georisk", "risk")},
+    **{name: ("pdireval.stats.tukey", name) for name in ("letter_groups", "tukey_hsd")},
+    **{name: ("pdireval.stats.qpp", name) for name in ("qpp_evaluation", "smare")},
     **{
-        name: ("pdireval.meta", name)
+        name: ("pdireval.stats.meta", name)
         for name in ("asl_curve", "discriminative_power", "ranking_stability", "swap_rate")
     },
     "fusion": ("pdireval.fusion", None),
-    **{name: ("pdireval._holes", name) for name in ("Bounds", "bounds", "hole_counts", "holes")},
     **{
-        name: ("pdireval._judging_sheet", name)
+        name: ("pdireval.judgments.holes", name)
+        for name in ("Bounds", "bounds", "hole_counts", "holes")
+    },
+    **{
+        name: ("pdireval.judgments.sheets", name)
         for name in ("read_judging_sheet", "write_judging_sheet")
     },
     **{

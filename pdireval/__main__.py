@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pdireval.cli import console
+from pdireval.cli.main import console
 
 if __name__ == "__main__":
     console()

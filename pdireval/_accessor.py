@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING, Literal, Unpack
 import numpy as np
 import pandas as pd
 
-from pdireval._prepare.columns import DEFAULT_COLUMNS, ColumnMap
+from pdireval._core.roles import DEFAULT_COLUMNS, ColumnMap
 
 if TYPE_CHECKING:
     from types import ModuleType
 
-    from pdireval._report import Report
     from pdireval.plotting import PlotAccessor
+    from pdireval.reports.model import Report
     from pdireval.typing import (
         Aggregate,
         CiMethod,
@@ -257,7 +257,7 @@ class IREvalAccessor:
         p: float = 0.9,
     ) -> pd.Series:
         """Per-query rank correlation of two runs: :func:`pdireval.rank_correlation`."""
-        from pdireval.correlation import rank_correlation  # loaded when first used
+        from pdireval.stats.correlation import rank_correlation  # loaded when first used
 
         return rank_correlation(self._obj, run_a, run_b, method=method, p=p, columns=self._columns)
 
@@ -265,7 +265,7 @@ class IREvalAccessor:
         self, run_a: Hashable, run_b: Hashable, *, p: float = 0.9, depth: int | None = None
     ) -> pd.DataFrame:
         """Per-query rank-biased overlap of two runs: :func:`pdireval.rank_biased_overlap`."""
-        from pdireval.overlap import rank_biased_overlap  # loaded when first used
+        from pdireval.stats.overlap import rank_biased_overlap  # loaded when first used
 
         return rank_biased_overlap(self._obj, run_a, run_b, p=p, depth=depth, columns=self._columns)
 

@@ -15,21 +15,21 @@ from typing import TYPE_CHECKING, ParamSpec, TypeVar
 import numpy as np
 import pandas as pd
 
-from pdireval import _evaluate
-from pdireval._comparison import compare_table, per_query_table
-from pdireval._errors import MetricError, SchemaError
-from pdireval._matrices import evaluated, run_order
-from pdireval._options import Evaluation, Significance, _refuse_unknown
-from pdireval._prepare.columns import as_column_map
+from pdireval._core.errors import MetricError, SchemaError
+from pdireval._core.options import Evaluation, Significance, _refuse_unknown
+from pdireval._core.roles import as_column_map
 from pdireval._prepare.merge import merge_qrels
-from pdireval._summary import aggregate, efficiency_table, summary_table
-from pdireval._summary import seed_summary as seed_summary_table
-from pdireval.curves import curve, pr_curve
+from pdireval.engine import evaluate as _evaluate
+from pdireval.engine.runs import evaluated, run_order
 from pdireval.metrics import AP, DCG, RR, Latency, P, R, Rprec, Success, nDCG, parse_metrics
 from pdireval.metrics._base import Metric
+from pdireval.stats.comparison import compare_table, per_query_table
+from pdireval.stats.curves import curve, pr_curve
+from pdireval.stats.summary import aggregate, efficiency_table, summary_table
+from pdireval.stats.summary import seed_summary as seed_summary_table
 
 if TYPE_CHECKING:
-    from pdireval._report import Report
+    from pdireval.reports.model import Report
     from pdireval.typing import (
         Aggregate,
         Baseline,
@@ -1595,7 +1595,7 @@ def report(
         frame, [*parsed, Latency.default] if timed else parsed, columns, evaluation
     )
     latency = table.pop(Latency.default.label) if timed else None
-    from pdireval._report import build_report  # loaded when first used
+    from pdireval.reports.model import build_report  # loaded when first used
 
     runs = run_order(frame, as_column_map(columns).resolve(frame).run)
     return build_report(

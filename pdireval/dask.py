@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pdireval._errors import MetricError, MissingDependencyError, SchemaError
+from pdireval._core.errors import MetricError, MissingDependencyError, SchemaError
 
 try:
     import dask
@@ -41,24 +41,24 @@ except ImportError as error:  # pragma: no cover - dask is in the test extra
     )
     raise MissingDependencyError(_msg) from error
 
-from pdireval import _evaluate
-from pdireval._comparison import _risk_alpha, compare_table
-from pdireval._levels import GROUP_ROLES, Levels
-from pdireval._matrices import run_order
-from pdireval._options import Evaluation, Significance, judgments_of
-from pdireval._parts import PART_ROLES
-from pdireval._prepare.columns import (
+from pdireval._core.ids import id_kind
+from pdireval._core.levels import GROUP_ROLES, Levels
+from pdireval._core.options import Evaluation, Significance, judgments_of
+from pdireval._core.roles import (
     DEFAULT_COLUMNS,
     ROLES,
     ColumnMap,
     ResolvedColumns,
     as_column_map,
 )
-from pdireval._prepare.ids import id_kind
 from pdireval._prepare.merge import has_subtopics, merge_resolved, merge_subtopics
 from pdireval._prepare.merge import merge_qrels as merge_frames
-from pdireval._summary import aggregate, efficiency_table, summary_table
+from pdireval.engine import evaluate as _evaluate
+from pdireval.engine.parts import PART_ROLES
+from pdireval.engine.runs import run_order
 from pdireval.metrics import Latency, Metric, parse_metrics
+from pdireval.stats.comparison import _risk_alpha, compare_table
+from pdireval.stats.summary import aggregate, efficiency_table, summary_table
 from pdireval.typing import Aggregate as Agg
 from pdireval.typing import Baseline, CiMethod, Correction, MetricLike, Test
 

@@ -59,7 +59,7 @@ def _collection() -> tuple[list[tuple[str, str, int | None]], list[tuple[str, st
 
 
 def example_qrels() -> pd.DataFrame:
-    """Judgments of the example collection, as :func:`~pdireval.io.read_qrels` returns them.
+    """Judgments of the example collection, as :func:`~pdireval.io.trec.read_qrels` returns them.
 
     Returns
     -------
@@ -80,7 +80,7 @@ def example_qrels() -> pd.DataFrame:
 
 
 def example_run() -> pd.DataFrame:
-    """The three runs of the example collection, as :func:`~pdireval.io.read_run` returns them.
+    """The three runs of the example collection, as :func:`~pdireval.io.trec.read_run` returns them.
 
     Returns
     -------
@@ -191,7 +191,7 @@ def write_example(folder: str | Path) -> list[Path]:
     ...     [path.name for path in write_example(folder)]
     ['qrels.txt', 'strong.txt', 'medium.txt', 'weak.txt']
     """
-    from pdireval.io import write_qrels, write_run
+    from pdireval.io.trec import write_qrels, write_run
 
     target = Path(folder)
     target.mkdir(parents=True, exist_ok=True)

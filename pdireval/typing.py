@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover - the aliases below are annotations only
     import numpy as np
     import pandas as pd
 
-    from pdireval._prepare.columns import ColumnMap
+    from pdireval._core.roles import ColumnMap
     from pdireval.metrics import Family, Metric
 
 __all__ = [

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 import pdireval
-from pdireval._levels import Levels
+from pdireval._core.levels import Levels
 
 LEVELS = Levels(query="query", run="system", collection="dataset", seed="seed")
 

@@ -1,5 +1,5 @@
 """Every analysis of several runs reads runs, queries and the judge, collection and seed
-roles through one mechanism (``pdireval._matrices``): the same query policy, the user's
+roles through one mechanism (``pdireval.engine.runs``): the same query policy, the user's
 run order, a block per judge and collection, a query's value averaged over the seeds.
 """
 
@@ -133,7 +133,7 @@ def test_seeds_are_averaged_per_query(frame) -> None:
 
 def test_a_figure_of_one_block_refuses_several_in_one_message(frame) -> None:
     pytest.importorskip("matplotlib")
-    from pdireval.science_plots import risk_plot
+    from pdireval.plotting.science import risk_plot
 
     both = _collections(frame)
     with pytest.raises(pdireval.SchemaError, match=r"risk_plot takes one collection at a time"):
@@ -186,7 +186,7 @@ def test_tau_ap_walks_the_judges_order_against_the_reference_as_truth() -> None:
 
 def test_ties_between_runs_leave_tau_ap_undefined_and_tau_ap_b_defined() -> None:
     pytest.importorskip("matplotlib")
-    from pdireval.science_plots import judges_scatter
+    from pdireval.plotting.science import judges_scatter
 
     run, qrels = _ap_runs([5, 4, 3, 2, 1], [2, 2, 4, 5, 6])  # r0 and r1 tie under the judge
     found = pdireval.judge_conclusions(run, qrels, "AP", test="sign")

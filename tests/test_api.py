@@ -790,7 +790,7 @@ def test_signatures_show_every_option_with_its_default(name: str) -> None:
 
 
 def test_options_defaults_are_those_of_the_options_objects() -> None:
-    from pdireval._options import Evaluation, Significance
+    from pdireval._core.options import Evaluation, Significance
 
     evaluation = Evaluation()
     significance = Significance()

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from pdireval.cli import main
+from pdireval.cli.main import main
 
 
 def _data_dir() -> Path | None:
@@ -539,7 +539,7 @@ def test_no_arguments_print_the_usage_and_version_is_known(capsys):
 
 
 def test_progress_only_when_a_person_watches(capsys, tmp_path, monkeypatch):
-    import pdireval._cli_run as cli
+    import pdireval.cli.run as cli
 
     qrels, run = _files(tmp_path, QRELS_J, RUN_J * 1)
     monkeypatch.setattr(cli, "_LARGE_FILE", 0)  # every file counts as large

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pdireval.cli import main
+from pdireval.cli.main import main
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "cli.rst"
 _BLOCK = re.compile(r"\.\. code-block:: console\n\n((?:(?:   .*)?\n)+)")

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pdireval.cli import main
+from pdireval.cli.main import main
 
 QRELS = "".join(
     f"{q} 0 d{d} {int((q * 7 + d * 3) % 4 == 0)}\n" for q in range(1, 8) for d in range(9)

@@ -23,8 +23,8 @@ from strategies import long_frames, perfect_ranking
 
 import pdireval
 from pdireval import parse_metric
-from pdireval._summary import GMEAN_FLOOR
 from pdireval.metrics import REGISTRY, Metric
+from pdireval.stats.summary import GMEAN_FLOOR
 
 CUTOFFS = (1, 2, 3, 5, 10)
 GAIN_TABLE = {1: 1.5, 2: 4.0, 3: 5.0}  # every positive label of the strategy has a gain

@@ -10,11 +10,11 @@ import pandas as pd
 import pytest
 
 import pdireval
-from pdireval import _comparison
-from pdireval._comparison import COMPARISON_COLUMNS
-from pdireval._options import Significance
-from pdireval._significance import adjust_pvalues
+from pdireval._core.options import Significance
 from pdireval.datasets import toy
+from pdireval.stats import comparison as _comparison
+from pdireval.stats.comparison import COMPARISON_COLUMNS
+from pdireval.stats.significance import adjust_pvalues
 
 stats = pytest.importorskip("scipy.stats")
 
@@ -173,7 +173,7 @@ def test_resampling_tests_reproducible_with_seed(test) -> None:
 
 def test_resampling_in_small_blocks(monkeypatch) -> None:
     """Resamples drawn in many blocks (a tiny block size) still give the right p-value."""
-    monkeypatch.setattr("pdireval._significance.BLOCK_ELEMENTS", 64)
+    monkeypatch.setattr("pdireval.stats.significance.BLOCK_ELEMENTS", 64)
     table = per_query({"AP": {"b": BASE, "r": BASE + GAIN}})
     result = compare_table(table, test="permutation", n_resamples=1000, seed=0)
     # All-positive differences: only the identity flip is as extreme, about 1/2^12 of flips.

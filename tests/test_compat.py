@@ -2,7 +2,7 @@
 public call gives.
 
 These tests fail loudly when a pandas release renames or changes an attribute that
-``pdireval._compat`` reads -- instead of the library silently falling back to the
+``pdireval._core.compat`` reads -- instead of the library silently falling back to the
 slower public call. Each fallback is checked too, so that it stays right.
 """
 
@@ -13,7 +13,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from pdireval import _compat
+from pdireval._core import compat as _compat
 from pdireval._prepare.arrays import string_dtype
 
 
@@ -21,7 +21,9 @@ def test_every_shortcut_is_available_in_this_pandas() -> None:
     expected = dict.fromkeys(_compat.SHORTCUTS, True)
     expected["arrow_array_like"] = int(pd.__version__.split(".")[0]) >= 3  # new in pandas 3
     changed = [name for name, present in _compat.SHORTCUTS.items() if present != expected[name]]
-    assert not changed, f"pandas {pd.__version__} changed what pdireval._compat uses: {changed}"
+    assert not changed, (
+        f"pandas {pd.__version__} changed what pdireval._core.compat uses: {changed}"
+    )
 
 
 def _arrow_arrays() -> list:

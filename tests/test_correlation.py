@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import pdireval
 from pdireval import MetricError, SchemaError
-from pdireval.correlation import _grouped_kendall, _grouped_spearman, _grouped_tau_ap
+from pdireval.stats.correlation import _grouped_kendall, _grouped_spearman, _grouped_tau_ap
 
 stats = pytest.importorskip("scipy.stats")
 

@@ -23,10 +23,10 @@ from adversarial import adversarial_case  # noqa: E402
 
 import pdireval  # noqa: E402
 import pdireval.dask  # noqa: E402
-from pdireval._prepare.columns import ColumnMap  # noqa: E402
-from pdireval._summary import EFFICIENCY  # noqa: E402
+from pdireval._core.roles import ColumnMap  # noqa: E402
 from pdireval.datasets import example  # noqa: E402
 from pdireval.metrics import parse_metrics  # noqa: E402
+from pdireval.stats.summary import EFFICIENCY  # noqa: E402
 
 METRICS = ["AP", "nDCG@10", "P@5", "R@20", "RR", "Rprec", "Bpref", "NumRet"]
 
@@ -159,7 +159,7 @@ def test_compare_pairs_follow_the_first_appearance_of_the_runs(client) -> None:
     second = pd.concat([runs["weak"].iloc[:1], runs["strong"], runs["weak"].iloc[1:]])
     ddf = _partitioned([medium[half], pd.concat([second, medium[~half]])])
     same_rows = ddf.compute()
-    assert pdireval._matrices.run_order(same_rows, "run") == ["medium", "weak", "strong"]
+    assert pdireval.engine.runs.run_order(same_rows, "run") == ["medium", "weak", "strong"]
 
     actual = ddf.ireval.compare(["AP", "P@5"], test="sign")
     pairs = list(dict.fromkeys(zip(actual["run"], actual["baseline"], strict=True)))
@@ -330,7 +330,7 @@ def test_roles_under_other_names_through_the_accessor(client) -> None:
 def test_the_accessor_takes_the_roles_of_the_pandas_accessor() -> None:
     """The same list, from one declaration; anything else is refused by name."""
     from pdireval._accessor import IREvalAccessor
-    from pdireval._prepare.columns import ROLES
+    from pdireval._core.roles import ROLES
 
     taken = inspect.signature(IREvalAccessor.__call__).parameters
     assert [name for name in taken if name != "self"] == list(ROLES)

@@ -233,7 +233,7 @@ def test_user_guide_examples_run() -> None:
 
 
 def test_command_line_fuses_run_files(tmp_path, runs, capsys) -> None:
-    from pdireval._cli_fuse import main
+    from pdireval.cli.fuse import main
 
     paths = []
     for name, rows in runs.groupby("run", sort=False):
@@ -259,7 +259,7 @@ def test_command_line_fuses_run_files(tmp_path, runs, capsys) -> None:
     ],
 )
 def test_command_line_refusals(tmp_path, runs, capsys, argv, status, message) -> None:
-    from pdireval._cli_fuse import main
+    from pdireval.cli.fuse import main
 
     paths = {}
     for name, rows in runs.groupby("run", sort=False):

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pdireval
-from pdireval import _escape
+from pdireval._core import escape as _escape
 
 #: Names that start formulas, markup, math or commands in one format or another.
 HOSTILE = (

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pdireval
-from pdireval._prepare.ids import id_kind, refuse_text_collisions, same_kind
+from pdireval._core.ids import id_kind, refuse_text_collisions, same_kind
 
 RUN = pd.DataFrame({"query": ["1", "1", "2"], "doc": ["1", "2", "1"], "score": [2.0, 1.0, 1.0]})
 QRELS = pd.DataFrame({"query": ["1", "2"], "doc": ["1", "1"], "rel": [1, 0]})

@@ -24,10 +24,11 @@ facts = {{"with_pandas_only": loaded(), "accessor_before": hasattr(pd.DataFrame(
 frame_attrs, series_attrs = set(dir(pd.DataFrame)), set(dir(pd.Series))
 import pdireval, pdireval.api, pdireval.metrics
 facts["after_import"] = loaded()
-parts = ("pdireval.datasets", "pdireval.plotting", "pdireval._report", "pdireval._excel",
-         "pdireval.io", "pdireval.pooling", "pdireval.reproducibility", "pdireval.overlap",
-         "pdireval.correlation", "pdireval.dask", "pdireval.risk_sensitive", "pdireval.tukey",
-         "pdireval.meta", "pdireval.qpp", "pdireval.science_plots")
+parts = ("pdireval.datasets", "pdireval.plotting", "pdireval.reports.model",
+         "pdireval.reports.excel", "pdireval.io.trec", "pdireval.judgments.pooling",
+         "pdireval.stats.reproduction", "pdireval.stats.overlap", "pdireval.stats.correlation",
+         "pdireval.dask", "pdireval.stats.risk", "pdireval.stats.tukey", "pdireval.stats.meta",
+         "pdireval.stats.qpp", "pdireval.plotting.science")
 facts["parts_after_import"] = sorted(m for m in parts if m in sys.modules)
 facts["read_run"] = pdireval.read_run.__module__
 facts["parts_after_use"] = sorted(m for m in parts if m in sys.modules)
@@ -79,8 +80,8 @@ def test_optional_parts_load_when_first_used(facts: dict) -> None:
     """`import pdireval` loads no example collection, figures, reports, file reading or
     analyses beyond evaluation; the first use of one loads it, and only it."""
     assert facts["parts_after_import"] == []
-    assert facts["read_run"] == "pdireval.io"
-    assert facts["parts_after_use"] == ["pdireval.io"]
+    assert facts["read_run"] == "pdireval.io.trec"
+    assert facts["parts_after_use"] == ["pdireval.io.trec"]
 
 
 def test_evaluating_does_not_pull_optional_dependencies(facts: dict) -> None:
@@ -153,7 +154,7 @@ def test_import_and_version_load_no_evaluation_code() -> None:
     )
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout.strip().splitlines()[-1])
-    heavy = {"pdireval.api", "pdireval.metrics", "pdireval.io", "pdireval._evaluate"}
+    heavy = {"pdireval.api", "pdireval.metrics", "pdireval.io.trec", "pdireval.engine.evaluate"}
     assert not heavy & set(found["plain"]), found["plain"]
     assert not heavy & set(found["after_version"]), found["after_version"]
-    assert "pdireval.cli" in found["after_version"]  # control: the probe sees modules
+    assert "pdireval.cli.main" in found["after_version"]  # control: the probe sees modules

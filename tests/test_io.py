@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import pdireval
-import pdireval.io as trec_io
+import pdireval.io.trec as trec_io
 from pdireval import SchemaError
 
 RUN = """# a comment line

@@ -93,7 +93,7 @@ def test_one_judge_or_one_run_is_refused(run, human) -> None:
 def test_scatter_draws_each_run_at_its_two_scores(run, human) -> None:
     matplotlib = pytest.importorskip("matplotlib")
     matplotlib.use("Agg")
-    from pdireval.science_plots import judges_scatter
+    from pdireval.plotting.science import judges_scatter
 
     other = _favouring_weak(run, human)
     found = pdireval.judge_conclusions(run, {"human": human, "llm $x$": other}, "AP")

@@ -30,8 +30,8 @@ import pytest
 from test_trec_eval_binary import trec_eval  # noqa: F401  (the fixture building the program)
 
 from pdireval import cli
-from pdireval._cli_measures import parse_measures
-from pdireval._cli_run import _summarise
+from pdireval.cli.measures import parse_measures
+from pdireval.cli.run import _summarise
 from pdireval.metrics._segments import libm_log2, running_sum
 
 NONPOOL, UNJUDGED = -1, -2  # trec_eval's labels of a document not in the qrels / judged < 0

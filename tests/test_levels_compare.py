@@ -9,14 +9,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from levels_frames import LEVELS, seeded_table
 
-from pdireval import _significance
-from pdireval._comparison import COMPARISON_COLUMNS, compare_table
-from pdireval._errors import SchemaError
-from pdireval._levels import Levels
-from pdireval._options import Significance
-from pdireval._significance import adjust_pvalues, two_way_bootstrap_means
-from pdireval._summary import aggregate, seed_summary, summary_table
+from pdireval._core.errors import SchemaError
+from pdireval._core.levels import Levels
+from pdireval._core.options import Significance
 from pdireval.datasets import example
+from pdireval.stats import significance as _significance
+from pdireval.stats.comparison import COMPARISON_COLUMNS, compare_table
+from pdireval.stats.significance import adjust_pvalues, two_way_bootstrap_means
+from pdireval.stats.summary import aggregate, seed_summary, summary_table
 
 NUMBERS = ["mean", "baseline_mean", "delta", "ci_low", "ci_high", "p_value", "effect_size"]
 
@@ -246,7 +246,7 @@ def test_seed_summary_is_a_t_interval_over_seed_means(table) -> None:
 
 
 def test_seed_summary_needs_a_seed_level(table) -> None:
-    from pdireval._errors import MetricError
+    from pdireval._core.errors import MetricError
 
     with pytest.raises(MetricError, match="seed level"):
         seed_summary(_one_seed(table, 1), Levels(query="query", run="system"))
@@ -271,7 +271,7 @@ def test_risk_columns_match_pdireval_risk() -> None:
 
 
 def test_risk_columns_with_seeds_use_seed_averaged_differences(table) -> None:
-    from pdireval.risk_sensitive import urisk_trisk
+    from pdireval.stats.risk import urisk_trisk
 
     got = compare_table(table, Significance(baseline="bm25"), LEVELS, risk_alpha=5)
     block = table.xs("trec-covid", level="dataset")["nDCG@10"]
@@ -286,7 +286,7 @@ def test_risk_columns_with_seeds_use_seed_averaged_differences(table) -> None:
 
 @pytest.mark.parametrize("value", [-1, "2", float("nan"), True])
 def test_risk_alpha_must_be_a_number_at_least_zero(table, value) -> None:
-    from pdireval._errors import MetricError
+    from pdireval._core.errors import MetricError
 
     with pytest.raises(MetricError, match="risk_alpha"):
         compare_table(table, Significance(baseline="bm25"), LEVELS, risk_alpha=value)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from science_frames import frame_with_p10
 
 import pdireval
-from pdireval import meta
+from pdireval.stats import meta
 
 matrices = st.integers(2, 7).flatmap(
     lambda n: st.integers(2, 4).flatmap(

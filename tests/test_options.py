@@ -110,7 +110,7 @@ def test_judged_only_takes_booleans_only(value: object) -> None:
 
 
 def test_policies_are_the_typed_literals() -> None:
-    from pdireval._options import QUERY_POLICIES, TIE_POLICIES
+    from pdireval._core.options import QUERY_POLICIES, TIE_POLICIES
     from pdireval.typing import QueryPolicy, TiePolicy
 
     assert get_args(QueryPolicy) == QUERY_POLICIES

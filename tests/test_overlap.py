@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import pdireval
 from pdireval import MetricError, SchemaError
-from pdireval.overlap import rbo
+from pdireval.stats.overlap import rbo
 
 DEPTH = 3000  # p <= 0.95: p ** 3000 < 1e-60, the sums below are complete
 

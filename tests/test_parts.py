@@ -212,9 +212,9 @@ def test_qrels_mapping_errors() -> None:
 def test_calls_that_take_one_judge_at_a_time_say_so() -> None:
     run, qrels = _example()
     with pytest.raises(SchemaError, match=r"qrels= has a judge column \('judge'\), and this call"):
-        pdireval.curves.pr_curve(run, qrels={"a": qrels, "b": qrels})
+        pdireval.stats.curves.pr_curve(run, qrels={"a": qrels, "b": qrels})
     with pytest.raises(SchemaError, match=r"the frame has a seed column \('seed'\)"):
-        pdireval.curves.pr_curve(run.assign(seed=1), qrels=qrels)
+        pdireval.stats.curves.pr_curve(run.assign(seed=1), qrels=qrels)
 
 
 def test_risk_reads_judges_collections_and_seeds_as_compare_does() -> None:

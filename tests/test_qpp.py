@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pdireval
-from pdireval.qpp import QPP_COLUMNS, smare
+from pdireval.stats.qpp import QPP_COLUMNS, smare
 
 stats = pytest.importorskip("scipy.stats")
 

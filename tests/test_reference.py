@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 from strategies import long_frames
 
 import pdireval
+from pdireval._core.roles import ColumnMap
 from pdireval._prepare import algorithms, arrays, groups, keys, ordering, reference
-from pdireval._prepare.columns import ColumnMap
 from pdireval._prepare.ordering import TieBreak
 from pdireval._prepare.pairs import IdPairs, match_pairs, sorted_pair_keys
 

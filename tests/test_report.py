@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import pdireval
-from pdireval import _escape as escape
+from pdireval._core import escape
 from pdireval.datasets import toy
 
 pytest.importorskip("scipy")
@@ -118,7 +118,7 @@ def test_intervals_in_the_paper_table(report) -> None:
      (0.5, "0.500"), (1.0, "1.00"), (float("nan"), "")],
 )  # fmt: skip
 def test_p_values_as_journals_print_them(p: float, text: str) -> None:
-    from pdireval._format import format_p
+    from pdireval.reports.numbers import format_p
 
     assert format_p(p) == text
 

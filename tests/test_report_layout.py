@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import pdireval
-from pdireval import _escape as escape
+from pdireval._core import escape
 
 pytest.importorskip("scipy")
 
@@ -172,7 +172,7 @@ def test_excel_prints_at_a_legible_size(report, tmp_path) -> None:
     openpyxl = pytest.importorskip("openpyxl")
     from openpyxl.utils import column_index_from_string
 
-    from pdireval._excel import _MIN_SCALE, _PRINTABLE, _pixels
+    from pdireval.reports.excel import _MIN_SCALE, _PRINTABLE, _pixels
 
     book = openpyxl.load_workbook(report.to_excel(tmp_path / "r.xlsx"))
     fitted = []
@@ -268,7 +268,7 @@ def test_html_tables_scroll_and_only_best_values_are_bold(report) -> None:
     assert ".pdireval-report .scroll {overflow-x: auto" in page
     assert ".pdireval-report tbody th {font-weight: normal" in page
     paper = page.split('<table class="paper">')[1].split("</table>")[0]
-    best = sum(len(runs) for runs in pdireval._format.best_runs(report.summary).values())
+    best = sum(len(runs) for runs in pdireval.reports.numbers.best_runs(report.summary).values())
     assert paper.count("<b>") == best
     assert "<b>bm25" not in paper
 

@@ -7,15 +7,15 @@ import pandas as pd
 import pytest
 from levels_frames import LEVELS, seeded_table
 
-from pdireval._comparison import compare_table
-from pdireval._errors import SchemaError
-from pdireval._levels import Levels
-from pdireval._options import Evaluation, Significance
-from pdireval._report import build_report
-from pdireval._report_levels import MACRO, cell_key
-from pdireval._summary import seed_summary
+from pdireval._core.errors import SchemaError
+from pdireval._core.levels import Levels
+from pdireval._core.options import Evaluation, Significance
 from pdireval.datasets import example
 from pdireval.metrics import parse_metrics
+from pdireval.reports.levels import MACRO, cell_key
+from pdireval.reports.model import build_report
+from pdireval.stats.comparison import compare_table
+from pdireval.stats.summary import seed_summary
 
 METRICS = ["AP", "nDCG@10"]
 SIGNIFICANCE = Significance(baseline="bm25")

@@ -13,7 +13,7 @@ from science_frames import frame_with_p10
 
 import pdireval
 from pdireval.datasets import example
-from pdireval.risk_sensitive import RISK_COLUMNS, georisk_values, trisk_p_values, urisk_trisk
+from pdireval.stats.risk import RISK_COLUMNS, georisk_values, trisk_p_values, urisk_trisk
 
 
 def reference_urisk(run: list[float], base: list[float], alpha: float) -> float:
@@ -200,8 +200,8 @@ def test_a_query_some_runs_lack_is_refused() -> None:
 
 
 def test_negative_values_are_refused_by_georisk() -> None:
-    from pdireval._matrices import Matrix
-    from pdireval.risk_sensitive import _refuse_negative
+    from pdireval.engine.runs import Matrix
+    from pdireval.stats.risk import _refuse_negative
 
     wide = pd.DataFrame({"a": [0.1, -0.2], "b": [0.3, 0.1]}, index=["q1", "q2"])
     with pytest.raises(pdireval.SchemaError, match="non-negative"):

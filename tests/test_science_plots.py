@@ -11,7 +11,7 @@ import pdireval
 
 matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
-from pdireval.science_plots import pairs_heatmap, risk_plot  # noqa: E402
+from pdireval.plotting.science import pairs_heatmap, risk_plot  # noqa: E402
 
 VALUES = np.array(
     [[0.5, 0.9, 0.1], [0.5, 0.6, 0.4], [0.5, 0.2, 0.5], [0.5, 0.5, 0.0], [0.4, 0.8, 0.3]]
@@ -83,7 +83,7 @@ def _curves() -> pd.DataFrame:
 
 
 def test_asl_plot_sorts_each_measure_and_states_its_power() -> None:
-    from pdireval.science_plots import asl_plot
+    from pdireval.plotting.science import asl_plot
 
     ax = asl_plot(_curves(), alpha=0.05)
     lines = [line for line in ax.get_lines() if len(line.get_xdata()) == 4]
@@ -100,7 +100,7 @@ def test_asl_plot_sorts_each_measure_and_states_its_power() -> None:
 
 
 def test_topics_plot_reads_swap_rates_or_stability() -> None:
-    from pdireval.science_plots import topics_plot
+    from pdireval.plotting.science import topics_plot
 
     swaps = pd.DataFrame(
         {

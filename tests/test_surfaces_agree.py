@@ -196,7 +196,7 @@ def _scipy_p(test, *samples: np.ndarray) -> float:
     st.booleans(),
 )
 def test_reproduction_p_values_are_scipy_s_where_they_are_defined(values, shifts, paired) -> None:
-    from pdireval import reproducibility
+    from pdireval.stats import reproduction as reproducibility
 
     first = np.asarray(values)
     second = np.resize(np.asarray(shifts), len(first)) + first if paired else np.asarray(shifts)

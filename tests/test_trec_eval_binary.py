@@ -24,7 +24,7 @@ import pytest
 from adversarial import adversarial_case
 
 from pdireval import cli
-from pdireval._cli_measures import parse_measures
+from pdireval.cli.measures import parse_measures
 
 
 def _source() -> Path | None:

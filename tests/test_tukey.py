@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from science_frames import frame_with_p10
 
 import pdireval
-from pdireval import tukey
-from pdireval.tukey import TUKEY_COLUMNS, compact_letters
+from pdireval.stats import tukey
+from pdireval.stats.tukey import TUKEY_COLUMNS, compact_letters
 
 
 def reference_tukey(values: np.ndarray, n_resamples: int, seed: int):

@@ -16,8 +16,8 @@ import pandas as pd
 import pytest
 
 import pdireval
-from pdireval._summary import aggregate
 from pdireval.datasets import toy
+from pdireval.stats.summary import aggregate
 
 # Note files (../shared/seeds/).
 N000 = "000_64c356606c5d8a4b.txt"

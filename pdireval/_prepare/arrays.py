@@ -21,7 +21,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pdireval import _compat
+from pdireval._core import compat as _compat
 
 __all__ = [
     "TEMPORARY_ROWS",

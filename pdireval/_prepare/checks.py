@@ -13,12 +13,12 @@ from typing import Any, NoReturn
 import numpy as np
 import pandas as pd
 
-from pdireval import _compat
-from pdireval._errors import SchemaError
+from pdireval._core import compat as _compat
+from pdireval._core.errors import SchemaError
+from pdireval._core.ids import id_kind, same_kind
+from pdireval._core.roles import ResolvedColumns
 from pdireval._prepare import algorithms
 from pdireval._prepare.arrays import arrow_data
-from pdireval._prepare.columns import ResolvedColumns
-from pdireval._prepare.ids import id_kind, same_kind
 
 __all__ = [
     "check_no_nulls",
@@ -332,7 +332,7 @@ def refuse_repeated_ranks(frame: pd.DataFrame, columns: ResolvedColumns, rows: I
 def matchable(
     run_ids: pd.Series, qrels_ids: pd.Series, role: str, run_kind: str | None = None
 ) -> bool:
-    """Refuse ids that could never match (the rule of :mod:`pdireval._prepare.ids`); True
+    """Refuse ids that could never match (the rule of :mod:`pdireval._core.ids`); True
     when the dtypes differ but the values can match.
 
     ``run_kind``: the kind of the run's ids when already known (saves reading them).

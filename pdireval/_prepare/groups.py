@@ -19,6 +19,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from pdireval._core.roles import ResolvedColumns
 from pdireval._prepare.arrays import (
     adjacent_differs,
     arrow_data,
@@ -32,7 +33,6 @@ from pdireval._prepare.arrays import (
     string_dtype,
     take,
 )
-from pdireval._prepare.columns import ResolvedColumns
 from pdireval._prepare.keys import id_keys
 from pdireval._prepare.sorting import has_repeat, slot_table
 

@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pdireval._errors import SchemaError
+from pdireval._core.errors import SchemaError
+from pdireval._core.roles import ResolvedColumns
 from pdireval._prepare import algorithms
 from pdireval._prepare.arrays import (
     adjacent_differs,
@@ -32,7 +33,6 @@ from pdireval._prepare.checks import (
     matchable,
     refuse_mismatched_roles,
 )
-from pdireval._prepare.columns import ResolvedColumns
 from pdireval._prepare.groups import factorize_sorted
 from pdireval._prepare.keys import id_keys, python_string_blocks, python_string_keys
 from pdireval._prepare.pairs import IdPairs, sorted_pair_keys

@@ -8,8 +8,8 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from pdireval._errors import SchemaError
-from pdireval._prepare.columns import (
+from pdireval._core.errors import SchemaError
+from pdireval._core.roles import (
     ATTRS_KEY,
     SYNONYMS,
     ColumnMap,
@@ -84,8 +84,8 @@ def merge_qrels(
     1    q1   b    1.0     1
     2    q1   c    NaN     2
     """
-    from pdireval._options import Qrels, judgments_of  # the options import the engine
-    from pdireval._parts import has_parts
+    from pdireval._core.options import Qrels, judgments_of  # the options import the engine
+    from pdireval.engine.parts import has_parts
 
     qrels = judgments_of(qrels, qrels_columns)
     if has_parts(run, columns, Qrels(qrels, qrels_columns)):
@@ -106,8 +106,8 @@ def _merge_parts(
     """:func:`merge_qrels` per judge and collection: each part merged on its own, the
     judge's name added to its rows, the parts stacked in their order.
     """
-    from pdireval._options import Qrels
-    from pdireval._parts import WITHOUT_PARTS, Part, each_part, parts
+    from pdireval._core.options import Qrels
+    from pdireval.engine.parts import WITHOUT_PARTS, Part, each_part, parts
 
     if as_column_map(columns).resolve(run).judge is not None:
         msg = (

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from pdireval._errors import SchemaError
+from pdireval._core.errors import SchemaError
 from pdireval._prepare.arrays import (
     TEMPORARY_ROWS,
     bincount,

@@ -21,8 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from pdireval._errors import SchemaError
-from pdireval._options import Evaluation
+from pdireval._core.errors import SchemaError
+from pdireval._core.options import Evaluation
+from pdireval._core.roles import ResolvedColumns
 from pdireval._prepare import algorithms
 from pdireval._prepare.arrays import take
 from pdireval._prepare.checks import (
@@ -36,7 +37,6 @@ from pdireval._prepare.checks import (
     refuse_repeated_ranks,
     require_ranking,
 )
-from pdireval._prepare.columns import ResolvedColumns
 from pdireval._prepare.matching import Matched
 from pdireval._prepare.ordering import Positions, TieBreak
 from pdireval._prepare.ranked import Ranked

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pdireval._prepare.columns import ResolvedColumns
+from pdireval._core.roles import ResolvedColumns
 from pdireval._prepare.ordering import Positions, TieBreak
 from pdireval._prepare.pairs import IdPairs
 

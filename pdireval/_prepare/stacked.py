@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from pdireval import _compat
+from pdireval._core import compat as _compat
 from pdireval._prepare.arrays import (
     arrow_strings,
     as_python_objects,

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pdireval._errors import MetricError, SchemaError
+from pdireval._core.errors import MetricError, SchemaError
 from pdireval.fusion._runs import Runs, RunsLike, read_runs, run_frame
 from pdireval.fusion.methods import Method, find_method
 from pdireval.fusion.normalization import Norm, apply_norm

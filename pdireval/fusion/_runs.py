@@ -15,13 +15,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pdireval._errors import SchemaError
+from pdireval._core.errors import SchemaError
+from pdireval._core.ids import refuse_text_collisions, same_kind
+from pdireval._core.roles import ColumnMap, as_column_map
 from pdireval._prepare import algorithms
 from pdireval._prepare.arrays import bincount, take
 from pdireval._prepare.checks import check_unique_docs
-from pdireval._prepare.columns import ColumnMap, as_column_map
 from pdireval._prepare.groups import factorize_sorted
-from pdireval._prepare.ids import refuse_text_collisions, same_kind
 from pdireval._prepare.ordering import TieBreak
 
 __all__ = ["Runs", "RunsLike", "ranking_positions", "read_runs", "run_frame"]

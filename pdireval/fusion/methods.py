@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from pdireval._errors import MetricError
+from pdireval._core.errors import MetricError
 from pdireval.fusion._runs import Runs, ranking_positions
 
 __all__ = ["METHODS", "Method", "find_method"]

@@ -16,7 +16,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from pdireval._errors import MetricError
+from pdireval._core.errors import MetricError
 from pdireval.fusion._runs import Runs, RunsLike, read_runs
 
 __all__ = ["NORMS", "Norm", "apply_norm", "normalize"]

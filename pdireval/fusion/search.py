@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pdireval._errors import MetricError
+from pdireval._core.errors import MetricError
 from pdireval.fusion._fuse import require_several
 from pdireval.fusion._runs import Runs, RunsLike, read_runs, run_frame
 from pdireval.fusion.methods import Method, find_method

@@ -16,7 +16,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from pdireval._errors import MetricError, SchemaError
+from pdireval._core.errors import MetricError, SchemaError
 from pdireval.fusion._fuse import require_several
 from pdireval.fusion._runs import Runs, RunsLike, read_runs, run_frame
 from pdireval.fusion.normalization import Norm, apply_norm, norm_name
@@ -226,7 +226,7 @@ def _judgments(read: Runs, qrels: pd.DataFrame, columns: Any) -> pd.DataFrame:
     """The judgments of the training queries (queries of the runs with judgments), as
     codes: query and doc positions in ``read``'s sorted ids (-1: a doc no run retrieved).
     """
-    from pdireval._prepare.columns import as_column_map
+    from pdireval._core.roles import as_column_map
 
     resolved = as_column_map(columns).remap(score=False, rank=False, run=False).resolve(qrels)
     resolved.require(qrels, "query", "doc", "rel")
@@ -318,7 +318,7 @@ def _learn_mapfuse(read, rows, hits, n_queries, params, judged) -> float:
     """The run's MAP over the training queries (``trec_eval -c``: a training query the run
     did not answer counts 0).
     """
-    from pdireval._prepare.columns import DEFAULT_COLUMNS
+    from pdireval._core.roles import DEFAULT_COLUMNS
     from pdireval._prepare.merge import merge_resolved
     from pdireval.api import evaluate
 

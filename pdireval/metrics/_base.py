@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from pdireval._errors import MetricError
+from pdireval._core.errors import MetricError
 from pdireval._prepare.ranked import Ranked
 
 __all__ = ["REGISTRY", "Family", "Metric", "Param", "TrecMeasure", "register"]

@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterable
 from typing import Any, cast
 
-from pdireval._errors import MetricError
+from pdireval._core.errors import MetricError
 from pdireval.metrics._base import REGISTRY, Family, Metric
 
 __all__ = ["MetricLike", "family_named", "parse_metric", "parse_metrics"]

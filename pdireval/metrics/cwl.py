@@ -61,7 +61,7 @@ from typing import Any
 
 import numpy as np
 
-from pdireval._errors import MetricError
+from pdireval._core.errors import MetricError
 from pdireval._prepare.ranked import Ranked
 from pdireval.metrics._base import (
     Cutoff,

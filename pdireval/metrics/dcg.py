@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from pdireval._errors import MetricError
+from pdireval._core.errors import MetricError
 from pdireval._prepare.ranked import Ranked, block_starts, positions_in_blocks, safe_divide
 from pdireval.metrics._base import (
     TREC_CUTOFFS,

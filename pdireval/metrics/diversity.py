@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdireval._errors import MetricError
+from pdireval._core.errors import MetricError
 from pdireval._prepare.ranked import Ranked
 from pdireval.metrics._base import Family, Param, number_above, register, rel_param
 

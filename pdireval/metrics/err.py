@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from pdireval._errors import MetricError
+from pdireval._core.errors import MetricError
 from pdireval._prepare.ranked import Ranked
 from pdireval.metrics._base import Family, Param, integer_at_least, register, rel_param
 from pdireval.metrics._segments import group_cumsum

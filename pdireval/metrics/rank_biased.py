@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from pdireval._errors import MetricError
+from pdireval._core.errors import MetricError
 from pdireval._prepare.ranked import Ranked
 from pdireval.metrics._base import Family, Param, plain_number, register, rel_param
 

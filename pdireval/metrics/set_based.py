@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from pdireval._errors import MetricError
+from pdireval._core.errors import MetricError
 from pdireval._prepare.ranked import Ranked, safe_divide
 from pdireval.metrics._base import (
     Family,

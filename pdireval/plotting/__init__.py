@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
 
-from pdireval._errors import MetricError
+from pdireval._core.errors import MetricError
 from pdireval.plotting._curves import at_k, pr_curve
 from pdireval.plotting._look import STYLE
 from pdireval.plotting._queries import MAX_BAR_RUNS, MAX_QUERY_TICKS, distribution, per_query

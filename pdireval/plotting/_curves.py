@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from pdireval.curves import curve, without_cutoff
-from pdireval.curves import pr_curve as pr_curve_table
 from pdireval.plotting import _look as look
 from pdireval.plotting._styles import RunStyle, drawing_order
+from pdireval.stats.curves import curve, without_cutoff
+from pdireval.stats.curves import pr_curve as pr_curve_table
 from pdireval.typing import ColumnsLike as Columns
 from pdireval.typing import MetricLike
 

@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from pdireval import _escape as escape
-from pdireval._errors import MetricError, MissingDependencyError
+from pdireval._core import escape
+from pdireval._core.errors import MetricError, MissingDependencyError
 from pdireval.metrics import parse_metrics
 from pdireval.typing import MetricLike
 

@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import pandas as pd
 
-from pdireval import _evaluate
-from pdireval._comparison import per_query_table
-from pdireval._errors import SchemaError
-from pdireval._options import Evaluation
+from pdireval._core.errors import SchemaError
+from pdireval._core.options import Evaluation
+from pdireval.engine import evaluate as _evaluate
 from pdireval.metrics import parse_metrics
 from pdireval.plotting import _look as look
 from pdireval.plotting._styles import drawing_order
+from pdireval.stats.comparison import per_query_table
 from pdireval.typing import ColumnsLike as Columns
 from pdireval.typing import MetricLike
 

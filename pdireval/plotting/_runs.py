@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import pandas as pd
 
-from pdireval import _evaluate
-from pdireval._errors import MissingDependencyError
-from pdireval._options import Evaluation
-from pdireval._summary import aggregate, summary_table
+from pdireval._core.errors import MissingDependencyError
+from pdireval._core.options import Evaluation
+from pdireval.engine import evaluate as _evaluate
 from pdireval.metrics import Latency, parse_metrics
 from pdireval.plotting import _look as look
 from pdireval.plotting._styles import RunStyle, drawing_order
+from pdireval.stats.summary import aggregate, summary_table
 from pdireval.typing import Aggregate as Agg
 from pdireval.typing import ColumnsLike as Columns
 from pdireval.typing import MetricLike

@@ -23,9 +23,9 @@ from typing import Any
 
 import pandas as pd
 
-from pdireval._errors import SchemaError
-from pdireval._matrices import run_order
-from pdireval._prepare.columns import as_column_map
+from pdireval._core.errors import SchemaError
+from pdireval._core.roles import as_column_map
+from pdireval.engine.runs import run_order
 from pdireval.typing import ColumnsLike as Columns
 
 __all__ = ["RunStyle", "drawing_order", "run_styles"]
@@ -130,7 +130,7 @@ def drawing_order(
 
     ``order`` first (runs it names that the frame lacks keep their place and style, so a
     figure of a subset styles its runs as the figure of all runs does), then the frame's
-    other runs in the user's order (:func:`~pdireval._matrices.run_order`; a categorical's
+    other runs in the user's order (:func:`~pdireval.engine.runs.run_order`; a categorical's
     unused categories keep their place and style). A frame without a run column has the
     single run ``None``.
     """

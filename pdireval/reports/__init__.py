@@ -1,0 +1,11 @@
+"""Reports of a comparison of runs: the :class:`Report` model and one module per output
+format, each rendering the model with its own escaping.
+
+Rule: imports ``pdireval.stats``, ``pdireval.io`` and the layers below them only.
+"""
+
+from __future__ import annotations
+
+from pdireval.reports.model import Report, build_report
+
+__all__ = ["Report", "build_report"]
