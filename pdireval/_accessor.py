@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Literal, Unpack
 import numpy as np
 import pandas as pd
 
+from pdireval._core.options import COMPARISON, EVALUATION, takes
 from pdireval._core.roles import DEFAULT_COLUMNS, ColumnMap
 
 if TYPE_CHECKING:
@@ -104,10 +105,12 @@ class IREvalAccessor:
         )
         return IREvalAccessor(self._obj, self._columns.remap(**names))
 
+    @takes(EVALUATION)
     def evaluate(self, metrics: MetricsLike, **options: Unpack[EvaluationOptions]) -> pd.DataFrame:
         """Per-query values of one or more metrics: :func:`pdireval.evaluate` on this frame."""
         return _api().evaluate(self._obj, metrics, columns=self._columns, **options)
 
+    @takes(EVALUATION)
     def summary(
         self,
         metrics: MetricsLike,
@@ -132,10 +135,12 @@ class IREvalAccessor:
             **options,
         )
 
+    @takes(COMPARISON, EVALUATION)
     def compare(self, metrics: MetricsLike, **options: Unpack[ComparisonOptions]) -> pd.DataFrame:
         """Paired significance tests between runs: :func:`pdireval.compare` on this frame."""
         return _api().compare(self._obj, metrics, columns=self._columns, **options)
 
+    @takes(EVALUATION)
     def per_query(
         self,
         metric: MetricLike,
@@ -148,48 +153,57 @@ class IREvalAccessor:
             self._obj, metric, baseline=baseline, columns=self._columns, **options
         )
 
+    @takes(COMPARISON, EVALUATION)
     def report(self, metrics: MetricsLike, **options: Unpack[ComparisonOptions]) -> Report:
         """Summary, comparison and per-query tables to render: :func:`pdireval.report`."""
         return _api().report(self._obj, metrics, columns=self._columns, **options)
 
+    @takes(EVALUATION)
     def precision(self, k: int, *, rel: int = 1, **options: Unpack[EvaluationOptions]) -> pd.Series:
         """Per-query ``P@k``: :func:`pdireval.precision` on this frame."""
         return _api().precision(self._obj, k, rel=rel, columns=self._columns, **options)
 
+    @takes(EVALUATION)
     def recall(self, k: int, *, rel: int = 1, **options: Unpack[EvaluationOptions]) -> pd.Series:
         """Per-query ``R@k``: :func:`pdireval.recall` on this frame."""
         return _api().recall(self._obj, k, rel=rel, columns=self._columns, **options)
 
+    @takes(EVALUATION)
     def ap(
         self, k: int | None = None, *, rel: int = 1, **options: Unpack[EvaluationOptions]
     ) -> pd.Series:
         """Per-query average precision: :func:`pdireval.ap` on this frame."""
         return _api().ap(self._obj, k, rel=rel, columns=self._columns, **options)
 
+    @takes(EVALUATION)
     def map(
         self, k: int | None = None, *, rel: int = 1, **options: Unpack[EvaluationOptions]
     ) -> float:
         """Mean average precision of the frame's one run: :func:`pdireval.map`."""
         return _api().map(self._obj, k, rel=rel, columns=self._columns, **options)
 
+    @takes(EVALUATION)
     def gmap(
         self, k: int | None = None, *, rel: int = 1, **options: Unpack[EvaluationOptions]
     ) -> float:
         """Geometric mean average precision of the frame's one run: :func:`pdireval.gmap`."""
         return _api().gmap(self._obj, k, rel=rel, columns=self._columns, **options)
 
+    @takes(EVALUATION)
     def rr(
         self, k: int | None = None, *, rel: int = 1, **options: Unpack[EvaluationOptions]
     ) -> pd.Series:
         """Per-query reciprocal rank: :func:`pdireval.rr` on this frame."""
         return _api().rr(self._obj, k, rel=rel, columns=self._columns, **options)
 
+    @takes(EVALUATION)
     def mrr(
         self, k: int | None = None, *, rel: int = 1, **options: Unpack[EvaluationOptions]
     ) -> float:
         """Mean reciprocal rank of the frame's one run: :func:`pdireval.mrr`."""
         return _api().mrr(self._obj, k, rel=rel, columns=self._columns, **options)
 
+    @takes(EVALUATION)
     def ndcg(
         self,
         k: int | None = None,
@@ -212,6 +226,7 @@ class IREvalAccessor:
             **options,
         )
 
+    @takes(EVALUATION)
     def dcg(
         self,
         k: int | None = None,
@@ -234,14 +249,17 @@ class IREvalAccessor:
             **options,
         )
 
+    @takes(EVALUATION)
     def r_precision(self, *, rel: int = 1, **options: Unpack[EvaluationOptions]) -> pd.Series:
         """Per-query R-precision: :func:`pdireval.r_precision` on this frame."""
         return _api().r_precision(self._obj, rel=rel, columns=self._columns, **options)
 
+    @takes(EVALUATION)
     def success(self, k: int, *, rel: int = 1, **options: Unpack[EvaluationOptions]) -> pd.Series:
         """Per-query ``Success@k``: :func:`pdireval.success` on this frame."""
         return _api().success(self._obj, k, rel=rel, columns=self._columns, **options)
 
+    @takes(EVALUATION)
     def tie_groups(
         self, k: int, *, rel: int = 1, **options: Unpack[EvaluationOptions]
     ) -> pd.DataFrame:
@@ -269,6 +287,7 @@ class IREvalAccessor:
 
         return rank_biased_overlap(self._obj, run_a, run_b, p=p, depth=depth, columns=self._columns)
 
+    @takes(EVALUATION)
     def pr_curve(
         self,
         *,
@@ -289,6 +308,7 @@ class IREvalAccessor:
             **options,
         )
 
+    @takes(EVALUATION)
     def curve(
         self,
         metric: MetricLike,

@@ -7,16 +7,20 @@ prepares the frame once and runs every requested metric over the same arrays.
 
 from __future__ import annotations
 
-import functools
-import inspect
-from collections.abc import Callable, Hashable, Mapping
-from typing import TYPE_CHECKING, ParamSpec, TypeVar
+from collections.abc import Hashable, Mapping
+from typing import TYPE_CHECKING, Unpack
 
 import numpy as np
 import pandas as pd
 
-from pdireval._core.errors import MetricError, SchemaError
-from pdireval._core.options import Evaluation, Significance, _refuse_unknown
+from pdireval._core.errors import MetricError, ParameterError, SchemaError
+from pdireval._core.options import (
+    COMPARISON,
+    EVALUATION,
+    Evaluation,
+    comparison_options,
+    takes,
+)
 from pdireval._core.roles import as_column_map
 from pdireval._prepare.merge import merge_qrels
 from pdireval.engine import evaluate as _evaluate
@@ -32,19 +36,13 @@ if TYPE_CHECKING:
     from pdireval.reports.model import Report
     from pdireval.typing import (
         Aggregate,
-        Baseline,
         CiMethod,
         ColumnsLike,
-        Correction,
+        ComparisonOptions,
+        EvaluationOptions,
         MetricLike,
         MetricsLike,
-        QueryPolicy,
-        Test,
-        TiePolicy,
     )
-
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
 
 __all__ = [
     "ap",
@@ -72,92 +70,19 @@ __all__ = [
 ]
 
 
-def _evaluation(
-    queries: QueryPolicy,
-    ties: TiePolicy,
-    max_rank: int | None,
-    judged_only: bool,
-    validate: bool,
-    qrels: pd.DataFrame | Mapping[Hashable, pd.DataFrame] | None,
-    qrels_columns: ColumnsLike,
-    ignore_self: bool = False,
-    rel_threshold: float | None = None,
-) -> Evaluation:
-    """A call's evaluation options, checked and frozen."""
-    return Evaluation.from_options(
-        {
-            "queries": queries,
-            "ties": ties,
-            "max_rank": max_rank,
-            "judged_only": judged_only,
-            "ignore_self": ignore_self,
-            "rel_threshold": rel_threshold,
-            "validate": validate,
-            "qrels": qrels,
-            "qrels_columns": qrels_columns,
-        }
-    )
-
-
-def _significance(
-    baseline: Baseline,
-    test: Test,
-    correction: Correction | None,
-    alpha: float,
-    n_resamples: int,
-    seed: int | np.random.SeedSequence | None,
-) -> Significance:
-    """A call's significance options, checked and frozen."""
-    return Significance.from_options(
-        {
-            "baseline": baseline,
-            "test": test,
-            "correction": correction,
-            "alpha": alpha,
-            "n_resamples": n_resamples,
-            "seed": seed,
-        }
-    )
-
-
 def _per_query(
     frame: pd.DataFrame, metrics: MetricsLike, columns: ColumnsLike, evaluation: Evaluation
 ) -> pd.DataFrame:
     return _evaluate.per_query(frame, parse_metrics(metrics), columns, evaluation)
 
 
-def _keywords_checked(function: Callable[_P, _R]) -> Callable[_P, _R]:
-    """``function`` answering a misspelt keyword with a :class:`MetricError` that names the
-    closest option (Python's TypeError would name none), whatever function was called.
-    """
-    parameters = inspect.signature(function).parameters
-    accepted = frozenset(parameters)
-    options = tuple(name for name, p in parameters.items() if p.kind is p.KEYWORD_ONLY)
-
-    @functools.wraps(function)
-    def checked(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        if not accepted.issuperset(kwargs):
-            _refuse_unknown({name: None for name in kwargs if name not in accepted}, options)
-        return function(*args, **kwargs)
-
-    return checked
-
-
-@_keywords_checked
+@takes(EVALUATION)
 def evaluate(
     frame: pd.DataFrame,
     metrics: MetricsLike,
     *,
     columns: ColumnsLike = None,
-    queries: QueryPolicy = "judged",
-    ties: TiePolicy = "trec",
-    max_rank: int | None = None,
-    judged_only: bool = False,
-    ignore_self: bool = False,
-    rel_threshold: float | None = None,
-    validate: bool = True,
-    qrels: pd.DataFrame | Mapping[Hashable, pd.DataFrame] | None = None,
-    qrels_columns: ColumnsLike = None,
+    **options: Unpack[EvaluationOptions],
 ) -> pd.DataFrame:
     """Per-query values of one or more metrics.
 
@@ -171,49 +96,8 @@ def evaluate(
         as ``"P_10"``, or objects such as ``P @ 10``. Duplicates collapse.
     columns : ColumnMap or dict, optional
         Which column plays which role, e.g. ``{"query": "qid", "rel": "label"}``.
-
-    Other Parameters
-    ----------------
-    queries : {"judged", "retrieved", "all"}
-        ``"judged"`` (default): every query with at least one judgment, those that
-        retrieved nothing scoring 0 (``trec_eval -c``); ``"retrieved"``: judged
-        queries that retrieved something (plain ``trec_eval``); ``"all"``: also
-        unjudged queries, with NaN values.
-    ties : {"trec", "optimistic", "pessimistic", "average"}
-        How documents with equal scores are ordered (a rank column is always used as
-        given): ``"trec"`` doc id descending (trec_eval); ``"optimistic"`` /
-        ``"pessimistic"`` higher / lower labels first inside each group of equal scores;
-        ``"average"`` the exact expected value over every order of each group (McSherry
-        & Najork 2008), for P, R, AP, RR, DCG, CG and nDCG (with or without ``@k``).
-    max_rank : int, optional
-        Evaluate only the top ``max_rank`` documents of each ranking (``trec_eval -M``).
-    judged_only : bool
-        Drop the retrieved documents without a judgment (no label, or a negative one)
-        and rank the rest again, after ``max_rank`` (``trec_eval -J``).
-    ignore_self : bool
-        Leave out of each ranking the document whose id equals the query id, and rank
-        the rest again, before ``max_rank`` (BEIR's ``ignore_identical_ids``: in
-        ArguAna and Quora the queries are documents of the collection too, and each
-        would find itself). Judgments are kept: a judged document equal to its query
-        counts as judged but not retrieved. Ids are compared as text.
-    rel_threshold : float, optional
-        Labels need not be whole numbers (averaged grades, LLM probabilities): the
-        smallest label counted as relevant, for every measure -- it takes the place of
-        the measures' ``rel=`` (which must then be left at its default). Binary
-        measures count labels ``>= rel_threshold``; graded ones (nDCG, DCG) give those
-        labels their gain (the label itself by default) and the others none. Measures
-        that read labels as whole grades (ERR, the diversity measures, a ``gain=``
-        mapping) refuse fractional labels. ``None`` (default): labels are whole numbers.
-    validate : bool
-        Check the frame (null ids, duplicate documents, ranks, labels). Turn off only
-        for frames already validated, e.g. in a tight loop.
-    qrels : DataFrame, optional
-        Judgments (query, doc, rel) for a ``frame`` that is a run without labels: the
-        run is matched against them as :func:`merge_qrels` would merge it -- same
-        checks, same numbers -- without building the merged frame (no copy of the
-        run's columns). Judgments per subtopic are merged either way.
-    qrels_columns : ColumnMap or dict, optional
-        Column roles of ``qrels`` (defaults and synonyms otherwise).
+    **options
+        The evaluation options (below), the same for every evaluating call.
 
     Returns
     -------
@@ -267,22 +151,12 @@ def evaluate(
         frame,
         parse_metrics(metrics),
         columns,
-        _evaluation(
-            queries,
-            ties,
-            max_rank,
-            judged_only,
-            validate,
-            qrels,
-            qrels_columns,
-            ignore_self,
-            rel_threshold,
-        ),
+        Evaluation.from_options(options),
     )
     return table
 
 
-@_keywords_checked
+@takes(EVALUATION)
 def summary(
     frame: pd.DataFrame,
     metrics: MetricsLike,
@@ -293,15 +167,7 @@ def summary(
     n_resamples: int = 10_000,
     seed: int | np.random.SeedSequence | None = None,
     columns: ColumnsLike = None,
-    queries: QueryPolicy = "judged",
-    ties: TiePolicy = "trec",
-    max_rank: int | None = None,
-    judged_only: bool = False,
-    ignore_self: bool = False,
-    rel_threshold: float | None = None,
-    validate: bool = True,
-    qrels: pd.DataFrame | Mapping[Hashable, pd.DataFrame] | None = None,
-    qrels_columns: ColumnsLike = None,
+    **options: Unpack[EvaluationOptions],
 ) -> pd.Series | pd.DataFrame:
     """Aggregate per-query values over queries: MAP, GMAP, MRR, mean nDCG@k, ...
 
@@ -323,9 +189,8 @@ def summary(
     n_resamples, seed
         Number of bootstrap resamples and the seed of ``numpy.random.default_rng``
         (same seed, same interval).
-    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
-    qrels_columns
-        The evaluation options of :func:`evaluate`.
+    **options
+        The evaluation options (below).
 
     Returns
     -------
@@ -362,17 +227,7 @@ def summary(
         frame,
         parse_metrics([*parsed, Latency]) if timed else parsed,
         columns,
-        _evaluation(
-            queries,
-            ties,
-            max_rank,
-            judged_only,
-            validate,
-            qrels,
-            qrels_columns,
-            ignore_self,
-            rel_threshold,
-        ),
+        Evaluation.from_options(options),
     )
     if ci is not None:
         return summary_table(
@@ -397,22 +252,14 @@ def summary(
     return pd.concat([result, stats.drop(columns="queries")], axis=1)
 
 
-@_keywords_checked
+@takes(EVALUATION)
 def seed_summary(
     frame: pd.DataFrame,
     metrics: MetricsLike,
     *,
     ci: float = 0.95,
     columns: ColumnsLike = None,
-    queries: QueryPolicy = "judged",
-    ties: TiePolicy = "trec",
-    max_rank: int | None = None,
-    judged_only: bool = False,
-    ignore_self: bool = False,
-    rel_threshold: float | None = None,
-    validate: bool = True,
-    qrels: pd.DataFrame | Mapping[Hashable, pd.DataFrame] | None = None,
-    qrels_columns: ColumnsLike = None,
+    **options: Unpack[EvaluationOptions],
 ) -> pd.DataFrame:
     """The mean over seeds (or folds) of each seed's mean, with an interval across seeds.
 
@@ -423,9 +270,8 @@ def seed_summary(
         mapped with ``columns={"seed": ...}``): one ranking per run, seed and query.
     ci : float
         Level of the Student t interval of the mean across the seeds (default 0.95).
-    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
-    qrels_columns
-        The evaluation options of :func:`evaluate`.
+    **options
+        The evaluation options (below).
 
     Returns
     -------
@@ -458,17 +304,7 @@ def seed_summary(
     strong  0.8781   2.0  0.0  0.8781   0.8781
     weak    0.2161   2.0  0.0  0.2161   0.2161
     """
-    evaluation = _evaluation(
-        queries,
-        ties,
-        max_rank,
-        judged_only,
-        validate,
-        qrels,
-        qrels_columns,
-        ignore_self,
-        rel_threshold,
-    )
+    evaluation = Evaluation.from_options(options)
     table, levels = _evaluate.per_part(frame, parse_metrics(metrics), columns, evaluation)
     return seed_summary_table(table, levels, ci=ci)
 
@@ -478,20 +314,12 @@ def _has_times(frame: pd.DataFrame, columns: ColumnsLike) -> bool:
     return as_column_map(columns).resolve(frame).time is not None
 
 
-@_keywords_checked
+@takes(EVALUATION)
 def efficiency(
     frame: pd.DataFrame,
     *,
     columns: ColumnsLike = None,
-    queries: QueryPolicy = "judged",
-    ties: TiePolicy = "trec",
-    max_rank: int | None = None,
-    judged_only: bool = False,
-    ignore_self: bool = False,
-    rel_threshold: float | None = None,
-    validate: bool = True,
-    qrels: pd.DataFrame | None = None,
-    qrels_columns: ColumnsLike = None,
+    **options: Unpack[EvaluationOptions],
 ) -> pd.DataFrame:
     """How fast each run answered: latency percentiles and throughput, from the time column.
 
@@ -501,9 +329,8 @@ def efficiency(
         As in :func:`evaluate`; the frame needs a time column (role ``time``: the
         seconds -- or a timedelta -- a run took for each query, on every row of the
         query or at least one).
-    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
-    qrels_columns
-        The evaluation options of :func:`evaluate`.
+    **options
+        The evaluation options (below).
 
     Returns
     -------
@@ -541,17 +368,7 @@ def efficiency(
         frame,
         Latency,
         columns,
-        _evaluation(
-            queries,
-            ties,
-            max_rank,
-            judged_only,
-            validate,
-            qrels,
-            qrels_columns,
-            ignore_self,
-            rel_threshold,
-        ),
+        Evaluation.from_options(options),
     )
     return efficiency_table(table[Latency.default.label])
 
@@ -586,22 +403,14 @@ def _cut(metric: Metric, k: int | None) -> Metric:
     return metric @ k if k is not None else metric
 
 
-@_keywords_checked
+@takes(EVALUATION)
 def precision(
     frame: pd.DataFrame,
     k: int,
     *,
     rel: int = 1,
     columns: ColumnsLike = None,
-    queries: QueryPolicy = "judged",
-    ties: TiePolicy = "trec",
-    max_rank: int | None = None,
-    judged_only: bool = False,
-    ignore_self: bool = False,
-    rel_threshold: float | None = None,
-    validate: bool = True,
-    qrels: pd.DataFrame | None = None,
-    qrels_columns: ColumnsLike = None,
+    **options: Unpack[EvaluationOptions],
 ) -> pd.Series:
     """Per-query precision at k (``P@k``).
 
@@ -613,9 +422,8 @@ def precision(
         The cutoff.
     rel : int
         Minimum label counted as relevant.
-    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
-    qrels_columns
-        The evaluation options of :func:`evaluate`.
+    **options
+        The evaluation options (below).
 
     Returns
     -------
@@ -633,36 +441,18 @@ def precision(
         frame,
         P(rel=rel) @ k,
         columns,
-        _evaluation(
-            queries,
-            ties,
-            max_rank,
-            judged_only,
-            validate,
-            qrels,
-            qrels_columns,
-            ignore_self,
-            rel_threshold,
-        ),
+        Evaluation.from_options(options),
     )
 
 
-@_keywords_checked
+@takes(EVALUATION)
 def recall(
     frame: pd.DataFrame,
     k: int,
     *,
     rel: int = 1,
     columns: ColumnsLike = None,
-    queries: QueryPolicy = "judged",
-    ties: TiePolicy = "trec",
-    max_rank: int | None = None,
-    judged_only: bool = False,
-    ignore_self: bool = False,
-    rel_threshold: float | None = None,
-    validate: bool = True,
-    qrels: pd.DataFrame | None = None,
-    qrels_columns: ColumnsLike = None,
+    **options: Unpack[EvaluationOptions],
 ) -> pd.Series:
     """Per-query recall at k (``R@k``): the share of all relevant documents in the top k.
 
@@ -674,9 +464,8 @@ def recall(
         The cutoff.
     rel : int
         Minimum label counted as relevant.
-    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
-    qrels_columns
-        The evaluation options of :func:`evaluate`.
+    **options
+        The evaluation options (below).
 
     Returns
     -------
@@ -694,36 +483,18 @@ def recall(
         frame,
         R(rel=rel) @ k,
         columns,
-        _evaluation(
-            queries,
-            ties,
-            max_rank,
-            judged_only,
-            validate,
-            qrels,
-            qrels_columns,
-            ignore_self,
-            rel_threshold,
-        ),
+        Evaluation.from_options(options),
     )
 
 
-@_keywords_checked
+@takes(EVALUATION)
 def ap(
     frame: pd.DataFrame,
     k: int | None = None,
     *,
     rel: int = 1,
     columns: ColumnsLike = None,
-    queries: QueryPolicy = "judged",
-    ties: TiePolicy = "trec",
-    max_rank: int | None = None,
-    judged_only: bool = False,
-    ignore_self: bool = False,
-    rel_threshold: float | None = None,
-    validate: bool = True,
-    qrels: pd.DataFrame | None = None,
-    qrels_columns: ColumnsLike = None,
+    **options: Unpack[EvaluationOptions],
 ) -> pd.Series:
     """Per-query average precision (``AP``, or ``AP@k`` with a cutoff).
 
@@ -735,9 +506,8 @@ def ap(
         Count only the relevant documents in the top k (still divided by all of them).
     rel : int
         Minimum label counted as relevant.
-    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
-    qrels_columns
-        The evaluation options of :func:`evaluate`.
+    **options
+        The evaluation options (below).
 
     Returns
     -------
@@ -755,36 +525,18 @@ def ap(
         frame,
         _cut(AP(rel=rel), k),
         columns,
-        _evaluation(
-            queries,
-            ties,
-            max_rank,
-            judged_only,
-            validate,
-            qrels,
-            qrels_columns,
-            ignore_self,
-            rel_threshold,
-        ),
+        Evaluation.from_options(options),
     )
 
 
-@_keywords_checked
+@takes(EVALUATION)
 def map(  # noqa: A001 - the name users expect
     frame: pd.DataFrame,
     k: int | None = None,
     *,
     rel: int = 1,
     columns: ColumnsLike = None,
-    queries: QueryPolicy = "judged",
-    ties: TiePolicy = "trec",
-    max_rank: int | None = None,
-    judged_only: bool = False,
-    ignore_self: bool = False,
-    rel_threshold: float | None = None,
-    validate: bool = True,
-    qrels: pd.DataFrame | None = None,
-    qrels_columns: ColumnsLike = None,
+    **options: Unpack[EvaluationOptions],
 ) -> float:
     """Mean average precision of the frame's one run.
 
@@ -796,9 +548,8 @@ def map(  # noqa: A001 - the name users expect
         Mean of ``AP@k`` instead of ``AP``.
     rel : int
         Minimum label counted as relevant.
-    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
-    qrels_columns
-        The evaluation options of :func:`evaluate`.
+    **options
+        The evaluation options (below).
 
     Returns
     -------
@@ -823,36 +574,18 @@ def map(  # noqa: A001 - the name users expect
         _cut(AP(rel=rel), k),
         "mean",
         columns,
-        _evaluation(
-            queries,
-            ties,
-            max_rank,
-            judged_only,
-            validate,
-            qrels,
-            qrels_columns,
-            ignore_self,
-            rel_threshold,
-        ),
+        Evaluation.from_options(options),
     )
 
 
-@_keywords_checked
+@takes(EVALUATION)
 def gmap(
     frame: pd.DataFrame,
     k: int | None = None,
     *,
     rel: int = 1,
     columns: ColumnsLike = None,
-    queries: QueryPolicy = "judged",
-    ties: TiePolicy = "trec",
-    max_rank: int | None = None,
-    judged_only: bool = False,
-    ignore_self: bool = False,
-    rel_threshold: float | None = None,
-    validate: bool = True,
-    qrels: pd.DataFrame | None = None,
-    qrels_columns: ColumnsLike = None,
+    **options: Unpack[EvaluationOptions],
 ) -> float:
     """Geometric mean average precision of the frame's one run (trec_eval's gm_map).
 
@@ -867,9 +600,8 @@ def gmap(
         Geometric mean of ``AP@k`` instead of ``AP``.
     rel : int
         Minimum label counted as relevant.
-    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
-    qrels_columns
-        The evaluation options of :func:`evaluate`.
+    **options
+        The evaluation options (below).
 
     Returns
     -------
@@ -897,36 +629,18 @@ def gmap(
         _cut(AP(rel=rel), k),
         "gmean",
         columns,
-        _evaluation(
-            queries,
-            ties,
-            max_rank,
-            judged_only,
-            validate,
-            qrels,
-            qrels_columns,
-            ignore_self,
-            rel_threshold,
-        ),
+        Evaluation.from_options(options),
     )
 
 
-@_keywords_checked
+@takes(EVALUATION)
 def rr(
     frame: pd.DataFrame,
     k: int | None = None,
     *,
     rel: int = 1,
     columns: ColumnsLike = None,
-    queries: QueryPolicy = "judged",
-    ties: TiePolicy = "trec",
-    max_rank: int | None = None,
-    judged_only: bool = False,
-    ignore_self: bool = False,
-    rel_threshold: float | None = None,
-    validate: bool = True,
-    qrels: pd.DataFrame | None = None,
-    qrels_columns: ColumnsLike = None,
+    **options: Unpack[EvaluationOptions],
 ) -> pd.Series:
     """Per-query reciprocal rank of the first relevant document (``RR`` or ``RR@k``).
 
@@ -938,9 +652,8 @@ def rr(
         0 when the first relevant document lies below k.
     rel : int
         Minimum label counted as relevant.
-    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
-    qrels_columns
-        The evaluation options of :func:`evaluate`.
+    **options
+        The evaluation options (below).
 
     Returns
     -------
@@ -958,36 +671,18 @@ def rr(
         frame,
         _cut(RR(rel=rel), k),
         columns,
-        _evaluation(
-            queries,
-            ties,
-            max_rank,
-            judged_only,
-            validate,
-            qrels,
-            qrels_columns,
-            ignore_self,
-            rel_threshold,
-        ),
+        Evaluation.from_options(options),
     )
 
 
-@_keywords_checked
+@takes(EVALUATION)
 def mrr(
     frame: pd.DataFrame,
     k: int | None = None,
     *,
     rel: int = 1,
     columns: ColumnsLike = None,
-    queries: QueryPolicy = "judged",
-    ties: TiePolicy = "trec",
-    max_rank: int | None = None,
-    judged_only: bool = False,
-    ignore_self: bool = False,
-    rel_threshold: float | None = None,
-    validate: bool = True,
-    qrels: pd.DataFrame | None = None,
-    qrels_columns: ColumnsLike = None,
+    **options: Unpack[EvaluationOptions],
 ) -> float:
     """Mean reciprocal rank of the frame's one run.
 
@@ -999,9 +694,8 @@ def mrr(
         Mean of ``RR@k`` instead of ``RR``.
     rel : int
         Minimum label counted as relevant.
-    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
-    qrels_columns
-        The evaluation options of :func:`evaluate`.
+    **options
+        The evaluation options (below).
 
     Returns
     -------
@@ -1025,21 +719,11 @@ def mrr(
         _cut(RR(rel=rel), k),
         "mean",
         columns,
-        _evaluation(
-            queries,
-            ties,
-            max_rank,
-            judged_only,
-            validate,
-            qrels,
-            qrels_columns,
-            ignore_self,
-            rel_threshold,
-        ),
+        Evaluation.from_options(options),
     )
 
 
-@_keywords_checked
+@takes(EVALUATION)
 def ndcg(
     frame: pd.DataFrame,
     k: int | None = None,
@@ -1049,15 +733,7 @@ def ndcg(
     discount: str = "log2",
     base: float = 2,
     columns: ColumnsLike = None,
-    queries: QueryPolicy = "judged",
-    ties: TiePolicy = "trec",
-    max_rank: int | None = None,
-    judged_only: bool = False,
-    ignore_self: bool = False,
-    rel_threshold: float | None = None,
-    validate: bool = True,
-    qrels: pd.DataFrame | None = None,
-    qrels_columns: ColumnsLike = None,
+    **options: Unpack[EvaluationOptions],
 ) -> pd.Series:
     """Per-query normalised discounted cumulative gain (``nDCG`` or ``nDCG@k``).
 
@@ -1071,9 +747,8 @@ def ndcg(
         The parameters of ``nDCG`` (see the measures catalogue): minimum label counted,
         ``'linear'`` or ``'exp'`` gains (or a mapping label -> gain), the ``'log2'``
         or ``'jarvelin'`` discount and its base.
-    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
-    qrels_columns
-        The evaluation options of :func:`evaluate`.
+    **options
+        The evaluation options (below).
 
     Returns
     -------
@@ -1092,21 +767,11 @@ def ndcg(
         frame,
         _cut(metric, k),
         columns,
-        _evaluation(
-            queries,
-            ties,
-            max_rank,
-            judged_only,
-            validate,
-            qrels,
-            qrels_columns,
-            ignore_self,
-            rel_threshold,
-        ),
+        Evaluation.from_options(options),
     )
 
 
-@_keywords_checked
+@takes(EVALUATION)
 def dcg(
     frame: pd.DataFrame,
     k: int | None = None,
@@ -1116,15 +781,7 @@ def dcg(
     discount: str = "log2",
     base: float = 2,
     columns: ColumnsLike = None,
-    queries: QueryPolicy = "judged",
-    ties: TiePolicy = "trec",
-    max_rank: int | None = None,
-    judged_only: bool = False,
-    ignore_self: bool = False,
-    rel_threshold: float | None = None,
-    validate: bool = True,
-    qrels: pd.DataFrame | None = None,
-    qrels_columns: ColumnsLike = None,
+    **options: Unpack[EvaluationOptions],
 ) -> pd.Series:
     """Per-query discounted cumulative gain (``DCG`` or ``DCG@k``).
 
@@ -1136,9 +793,8 @@ def dcg(
         The cutoff; all retrieved documents without it.
     rel, gain, discount, base
         As in :func:`ndcg`.
-    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
-    qrels_columns
-        The evaluation options of :func:`evaluate`.
+    **options
+        The evaluation options (below).
 
     Returns
     -------
@@ -1157,35 +813,17 @@ def dcg(
         frame,
         _cut(metric, k),
         columns,
-        _evaluation(
-            queries,
-            ties,
-            max_rank,
-            judged_only,
-            validate,
-            qrels,
-            qrels_columns,
-            ignore_self,
-            rel_threshold,
-        ),
+        Evaluation.from_options(options),
     )
 
 
-@_keywords_checked
+@takes(EVALUATION)
 def r_precision(
     frame: pd.DataFrame,
     *,
     rel: int = 1,
     columns: ColumnsLike = None,
-    queries: QueryPolicy = "judged",
-    ties: TiePolicy = "trec",
-    max_rank: int | None = None,
-    judged_only: bool = False,
-    ignore_self: bool = False,
-    rel_threshold: float | None = None,
-    validate: bool = True,
-    qrels: pd.DataFrame | None = None,
-    qrels_columns: ColumnsLike = None,
+    **options: Unpack[EvaluationOptions],
 ) -> pd.Series:
     """Per-query R-precision (``Rprec``): precision at rank R, the number of relevant documents.
 
@@ -1195,9 +833,8 @@ def r_precision(
         As in :func:`evaluate`.
     rel : int
         Minimum label counted as relevant.
-    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
-    qrels_columns
-        The evaluation options of :func:`evaluate`.
+    **options
+        The evaluation options (below).
 
     Returns
     -------
@@ -1215,36 +852,18 @@ def r_precision(
         frame,
         Rprec(rel=rel),
         columns,
-        _evaluation(
-            queries,
-            ties,
-            max_rank,
-            judged_only,
-            validate,
-            qrels,
-            qrels_columns,
-            ignore_self,
-            rel_threshold,
-        ),
+        Evaluation.from_options(options),
     )
 
 
-@_keywords_checked
+@takes(EVALUATION)
 def success(
     frame: pd.DataFrame,
     k: int,
     *,
     rel: int = 1,
     columns: ColumnsLike = None,
-    queries: QueryPolicy = "judged",
-    ties: TiePolicy = "trec",
-    max_rank: int | None = None,
-    judged_only: bool = False,
-    ignore_self: bool = False,
-    rel_threshold: float | None = None,
-    validate: bool = True,
-    qrels: pd.DataFrame | None = None,
-    qrels_columns: ColumnsLike = None,
+    **options: Unpack[EvaluationOptions],
 ) -> pd.Series:
     """Per-query success at k (``Success@k``): 1 when a relevant document is in the top k.
 
@@ -1256,9 +875,8 @@ def success(
         The cutoff.
     rel : int
         Minimum label counted as relevant.
-    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
-    qrels_columns
-        The evaluation options of :func:`evaluate`.
+    **options
+        The evaluation options (below).
 
     Returns
     -------
@@ -1276,42 +894,17 @@ def success(
         frame,
         Success(rel=rel) @ k,
         columns,
-        _evaluation(
-            queries,
-            ties,
-            max_rank,
-            judged_only,
-            validate,
-            qrels,
-            qrels_columns,
-            ignore_self,
-            rel_threshold,
-        ),
+        Evaluation.from_options(options),
     )
 
 
-@_keywords_checked
+@takes(COMPARISON, EVALUATION)
 def compare(
     frame: pd.DataFrame,
     metrics: MetricsLike,
     *,
-    baseline: Baseline = None,
-    test: Test = "t",
-    correction: Correction | None = "holm",
-    alpha: float = 0.05,
-    n_resamples: int = 10_000,
-    seed: int | np.random.SeedSequence | None = None,
-    risk_alpha: float | None = None,
     columns: ColumnsLike = None,
-    queries: QueryPolicy = "judged",
-    ties: TiePolicy = "trec",
-    max_rank: int | None = None,
-    judged_only: bool = False,
-    ignore_self: bool = False,
-    rel_threshold: float | None = None,
-    validate: bool = True,
-    qrels: pd.DataFrame | Mapping[Hashable, pd.DataFrame] | None = None,
-    qrels_columns: ColumnsLike = None,
+    **options: Unpack[ComparisonOptions],
 ) -> pd.DataFrame:
     """Paired significance tests between runs, with effect sizes and confidence intervals.
 
@@ -1319,46 +912,8 @@ def compare(
     ----------
     frame, metrics, columns
         As in :func:`evaluate`; the frame needs a run column with at least two runs.
-    baseline : run id, list of run ids, or None
-        One run: every other run is compared to it. A list: each listed run in turn
-        (a pair already compared is not repeated in reverse). ``None`` (default): all
-        pairs in the runs' order (the order they first appear in the frame, or a
-        categorical's categories), the earlier run of each pair its baseline.
-    test : {"t", "wilcoxon", "sign", "permutation", "bootstrap"}
-        Two-sided paired test of the per-query differences ``run - baseline``:
-        ``"t"`` Student's paired t-test (as ``scipy.stats.ttest_rel``); ``"wilcoxon"``
-        the signed-rank test (``scipy.stats.wilcoxon`` with its defaults: zero
-        differences dropped); ``"sign"`` the exact binomial sign test over wins and
-        losses (ties dropped); ``"permutation"`` a paired randomisation test
-        (``n_resamples`` random sign flips of the differences); ``"bootstrap"`` the
-        shift-method bootstrap test of the mean difference (``n_resamples``
-        resamples of the queries).
-    correction : {"holm", "bonferroni", "fdr_bh"} or None
-        Multiple-comparison adjustment applied across *every* comparison of the call
-        (pairs x metrics): Holm's step-down, Bonferroni, or Benjamini-Hochberg false
-        discovery rate. ``None`` leaves the p-values as they are.
-    alpha : float
-        A comparison is ``significant`` when ``p_adjusted < alpha``; the interval
-        from ``ci_low`` to ``ci_high`` around the mean difference has level ``1 - alpha``.
-    n_resamples : int
-        Resamples of the permutation and bootstrap tests (default 10,000).
-    seed : int or numpy SeedSequence, optional
-        Seed of ``numpy.random.default_rng``. With a seed the permutation and
-        bootstrap results are reproducible; each metric uses the same resamples, so a
-        comparison's p-value does not depend on the other comparisons in the call.
-    risk_alpha : float, optional
-        Adds the risk-sensitive columns ``urisk`` and ``trisk`` (Dinçer, Macdonald &
-        Ounis 2014): the mean per-query difference with losses counted
-        ``1 + risk_alpha`` times, and its t statistic; see :func:`risk`.
-    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
-    qrels_columns
-        The evaluation options of :func:`evaluate`. With judge or collection columns
-        (in the frame or in ``qrels=``) runs are compared within each judge and each
-        collection, one multiple-comparison correction over all comparisons, and the
-        result gains a column per level. With a seed column every run needs the same
-        seeds; ``test="bootstrap"`` then resamples queries and seeds independently (a
-        two-way bootstrap, Owen 2007), the other tests use each query's difference
-        averaged over the seeds.
+    **options
+        The significance and the evaluation options (below).
 
     Returns
     -------
@@ -1376,13 +931,20 @@ def compare(
     ------
     SchemaError
         No run column, a single run, an unknown baseline, or a query some runs lack.
-    MetricError
+    ParameterError
         Unknown ``test=``/``correction=``, or ``alpha``/``n_resamples`` out of range.
     MissingDependencyError
         scipy is not installed (``pip install 'pdireval[stats]'``).
 
     Notes
     -----
+    With judge or collection columns (in the frame or in ``qrels=``) runs are compared
+    within each judge and each collection, one multiple-comparison correction over all
+    comparisons, and the result gains a column per level. With a seed column every run
+    needs the same seeds; ``test="bootstrap"`` then resamples queries and seeds
+    independently (a two-way bootstrap, Owen 2007), the other tests use each query's
+    difference averaged over the seeds.
+
     Runs are compared on the same queries, chosen by the query policy: with
     ``queries="judged"`` a run that retrieved nothing for a judged query scores 0
     there, provided the frame holds that query's judgments for the run
@@ -1413,40 +975,21 @@ def compare(
     0  system2  system1     AP -0.1777     0       2
     1  system2  system1    P@5 -0.1000     1       1
     """
-    evaluation = _evaluation(
-        queries,
-        ties,
-        max_rank,
-        judged_only,
-        validate,
-        qrels,
-        qrels_columns,
-        ignore_self,
-        rel_threshold,
-    )
-    significance = _significance(baseline, test, correction, alpha, n_resamples, seed)
+    evaluation, significance, risk_alpha = comparison_options(options)
     found = evaluated(frame, metrics, columns, evaluation, "compare")
     return compare_table(
         found.table, significance, found.levels, risk_alpha=risk_alpha, runs=found.runs
     )
 
 
-@_keywords_checked
+@takes(EVALUATION)
 def per_query(
     frame: pd.DataFrame,
     metric: MetricLike,
     *,
     baseline: Hashable | None = None,
     columns: ColumnsLike = None,
-    queries: QueryPolicy = "judged",
-    ties: TiePolicy = "trec",
-    max_rank: int | None = None,
-    judged_only: bool = False,
-    ignore_self: bool = False,
-    rel_threshold: float | None = None,
-    validate: bool = True,
-    qrels: pd.DataFrame | None = None,
-    qrels_columns: ColumnsLike = None,
+    **options: Unpack[EvaluationOptions],
 ) -> pd.DataFrame:
     """Per-query values of one metric, run by run, with the differences to a baseline.
 
@@ -1461,9 +1004,8 @@ def per_query(
     baseline : run id, optional
         The run the others are compared to; by default the first run in the runs'
         order (the order they first appear in the frame, or a categorical's categories).
-    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
-    qrels_columns
-        The evaluation options of :func:`evaluate`.
+    **options
+        The evaluation options (below).
 
     Returns
     -------
@@ -1494,44 +1036,19 @@ def per_query(
     if len(parsed) != 1:
         msg = f"per_query takes one metric, got {[m.label for m in parsed]}"
         raise MetricError(msg)
-    evaluation = _evaluation(
-        queries,
-        ties,
-        max_rank,
-        judged_only,
-        validate,
-        qrels,
-        qrels_columns,
-        ignore_self,
-        rel_threshold,
-    )
+    evaluation = Evaluation.from_options(options)
     table = _per_query(frame, parsed, columns, evaluation)
     runs = run_order(frame, as_column_map(columns).resolve(frame).run)
     return per_query_table(table, baseline=baseline, runs=runs)
 
 
-@_keywords_checked
+@takes(COMPARISON, EVALUATION)
 def report(
     frame: pd.DataFrame,
     metrics: MetricsLike,
     *,
-    baseline: Baseline = None,
-    test: Test = "t",
-    correction: Correction | None = "holm",
-    alpha: float = 0.05,
-    n_resamples: int = 10_000,
-    seed: int | np.random.SeedSequence | None = None,
-    risk_alpha: float | None = None,
     columns: ColumnsLike = None,
-    queries: QueryPolicy = "judged",
-    ties: TiePolicy = "trec",
-    max_rank: int | None = None,
-    judged_only: bool = False,
-    ignore_self: bool = False,
-    rel_threshold: float | None = None,
-    validate: bool = True,
-    qrels: pd.DataFrame | Mapping[Hashable, pd.DataFrame] | None = None,
-    qrels_columns: ColumnsLike = None,
+    **options: Unpack[ComparisonOptions],
 ) -> Report:
     """Evaluate once and build a :class:`~pdireval.Report` of the runs.
 
@@ -1539,14 +1056,12 @@ def report(
     ----------
     frame, metrics, columns
         As in :func:`evaluate`; the frame needs a run column with at least two runs.
-    baseline, test, correction, alpha, n_resamples, seed, risk_alpha
-        The significance options of :func:`compare`. The runs keep the frame's order (the
-        order they first appear, or a categorical's categories), the baseline(s) first; the
-        per-query table takes its deltas to ``baseline`` (the first of a list; the first
-        run when ``None``, which is also the baseline of each pair it is in).
-    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
-    qrels_columns
-        The evaluation options of :func:`evaluate`.
+    **options
+        The significance and the evaluation options (below), as for :func:`compare`.
+        The runs keep the frame's order (the order they first appear, or a
+        categorical's categories), the baseline(s) first; the per-query table takes its
+        deltas to ``baseline`` (the first of a list; the first run when ``None``, which
+        is also the baseline of each pair it is in).
 
     Returns
     -------
@@ -1577,18 +1092,7 @@ def report(
     0  system2       AP        False
     1  system2  nDCG@10        False
     """
-    evaluation = _evaluation(
-        queries,
-        ties,
-        max_rank,
-        judged_only,
-        validate,
-        qrels,
-        qrels_columns,
-        ignore_self,
-        rel_threshold,
-    )
-    significance = _significance(baseline, test, correction, alpha, n_resamples, seed)
+    evaluation, significance, risk_alpha = comparison_options(options)
     parsed = parse_metrics(metrics)
     timed = _has_times(frame, columns) and Latency.default not in parsed
     table, levels = _evaluate.per_part(
@@ -1610,22 +1114,14 @@ def report(
     )
 
 
-@_keywords_checked
+@takes(EVALUATION)
 def tie_groups(
     frame: pd.DataFrame,
     k: int,
     *,
     rel: int = 1,
     columns: ColumnsLike = None,
-    queries: QueryPolicy = "judged",
-    ties: TiePolicy = "trec",
-    max_rank: int | None = None,
-    judged_only: bool = False,
-    ignore_self: bool = False,
-    rel_threshold: float | None = None,
-    validate: bool = True,
-    qrels: pd.DataFrame | None = None,
-    qrels_columns: ColumnsLike = None,
+    **options: Unpack[EvaluationOptions],
 ) -> pd.DataFrame:
     """Groups of equal scores that straddle the cutoff k: where the tie rule changes P@k.
 
@@ -1637,9 +1133,8 @@ def tie_groups(
         The cutoff to check.
     rel : int
         Minimum label counted as relevant, for the ``relevant`` column.
-    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate, qrels,
-    qrels_columns
-        The evaluation options of :func:`evaluate`.
+    **options
+        The evaluation options (below).
 
     Returns
     -------
@@ -1659,24 +1154,14 @@ def tie_groups(
     """
     if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
         msg = f"k={k!r} must be a whole number >= 1"
-        raise MetricError(msg)
+        raise ParameterError(msg)
     if isinstance(rel, bool) or not isinstance(rel, int | np.integer) or rel < 0:
         msg = f"rel={rel!r} must be a whole number >= 0"
-        raise MetricError(msg)
+        raise ParameterError(msg)
     return _evaluate.tie_groups(
         frame,
         int(k),
         int(rel),
         columns,
-        _evaluation(
-            queries,
-            ties,
-            max_rank,
-            judged_only,
-            validate,
-            qrels,
-            qrels_columns,
-            ignore_self,
-            rel_threshold,
-        ),
+        Evaluation.from_options(options),
     )

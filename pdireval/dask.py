@@ -28,22 +28,21 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pdireval._core.errors import MetricError, MissingDependencyError, SchemaError
-
-try:
-    import dask
-    import dask.dataframe as dd
-    from dask.dataframe.extensions import register_dataframe_accessor
-except ImportError as error:  # pragma: no cover - dask is in the test extra
-    _msg = (
-        "pdireval.dask needs dask's DataFrames, which are not installed; install them with "
-        "pip install 'pdireval[dask]' (or pip install 'dask[dataframe]' distributed)"
-    )
-    raise MissingDependencyError(_msg) from error
-
+from pdireval._core.errors import ParameterError, SchemaError
 from pdireval._core.ids import id_kind
 from pdireval._core.levels import GROUP_ROLES, Levels
-from pdireval._core.options import Evaluation, Significance, judgments_of
+from pdireval._core.optional import optional
+from pdireval._core.options import (
+    EVALUATION,
+    Evaluation,
+    Option,
+    Significance,
+    as_given,
+    check,
+    excluding,
+    judgments_of,
+    takes,
+)
 from pdireval._core.roles import (
     DEFAULT_COLUMNS,
     ROLES,
@@ -57,12 +56,54 @@ from pdireval.engine import evaluate as _evaluate
 from pdireval.engine.parts import PART_ROLES
 from pdireval.engine.runs import run_order
 from pdireval.metrics import Latency, Metric, parse_metrics
-from pdireval.stats.comparison import _risk_alpha, compare_table
+from pdireval.stats.comparison import compare_table
 from pdireval.stats.summary import aggregate, efficiency_table, summary_table
 from pdireval.typing import Aggregate as Agg
 from pdireval.typing import Baseline, CiMethod, Correction, MetricLike, Test
 
+optional("dask.dataframe", purpose="pdireval.dask")  # the install hint, when dask is missing
+
+import dask  # noqa: E402
+import dask.dataframe as dd  # noqa: E402
+from dask.dataframe.extensions import register_dataframe_accessor  # noqa: E402
+
 __all__ = ["DaskIREvalAccessor", "compare", "evaluate", "merge_qrels", "summary"]
+
+#: The evaluation options a Dask frame takes: those of pandas but ``qrels=`` (merge the
+#: judgments in with :func:`merge_qrels`).
+DASK_EVALUATION = (
+    *excluding(EVALUATION, "qrels", "qrels_columns"),
+    Option(
+        "qrels",
+        None,
+        "None",
+        """Not taken by the Dask backend: merge the judgments into the frame with
+:func:`merge_qrels` first.""",
+        as_given,
+    ),
+)
+
+#: How a Dask frame is brought into partitions of whole queries.
+PARTITIONING = (
+    Option(
+        "shuffle",
+        True,
+        "bool, default True",
+        """Shuffle on the query ids first, on a hash of their values that does not
+depend on the dtype (so partitions whose query columns differ in dtype still agree).
+``False`` evaluates the partitions as they are -- right for the output of
+:func:`merge_qrels`, or one file per run -- and checks, when the result is computed, that
+no (run, judge, collection, seed, query) group has rows in two partitions.""",
+        as_given,
+    ),
+    Option(
+        "npartitions",
+        None,
+        "int, optional",
+        """Partitions after the shuffle; those of ``frame`` by default.""",
+        as_given,
+    ),
+)
 
 Columns = ColumnMap | Mapping[str, str] | None
 
@@ -169,31 +210,30 @@ def _refuse_split(parts: list[pd.DataFrame], roles: list[str]) -> None:
 def _check_partitioning(shuffle: object, npartitions: object) -> None:
     if not isinstance(shuffle, bool):
         msg = f"shuffle={shuffle!r} must be True or False"
-        raise MetricError(msg)
+        raise ParameterError(msg)
     if npartitions is None:
         return
     if isinstance(npartitions, bool) or not isinstance(npartitions, int) or npartitions < 1:
         msg = f"npartitions={npartitions!r} must be a whole number >= 1, or None"
-        raise MetricError(msg)
+        raise ParameterError(msg)
     if not shuffle:
         msg = (
             "npartitions= sets the partitions of the shuffle; with shuffle=False the "
             "frame keeps its own partitions (repartition it first if needed)"
         )
-        raise MetricError(msg)
+        raise ParameterError(msg)
 
 
 def _query_kind_is_number(meta: pd.DataFrame, query: str) -> bool:
     return bool(id_kind(meta[query]) == "number")
 
 
+@takes(PARTITIONING, DASK_EVALUATION)
 def evaluate(
     frame: dd.DataFrame,
     metrics: MetricLike | Iterable[MetricLike],
     *,
     columns: Columns = None,
-    shuffle: bool = True,
-    npartitions: int | None = None,
     **options: Any,
 ) -> dd.DataFrame:
     """Per-query values of one or more metrics, lazily, on a dask DataFrame.
@@ -206,19 +246,10 @@ def evaluate(
         included.
     metrics, columns
         As in :func:`pdireval.evaluate`.
-    shuffle : bool
-        Shuffle on the query ids first (default), on a hash of their values that does
-        not depend on the dtype (so partitions whose query columns differ in dtype
-        still agree). ``False`` evaluates the partitions as they are -- right for the
-        output of :func:`merge_qrels`, or one file per run -- and checks, when the
-        result is computed, that no (run, judge, collection, seed, query) group has rows
-        in two partitions.
-    npartitions : int, optional
-        Partitions after the shuffle; those of ``frame`` by default.
     **options
-        ``queries``, ``max_rank``, ``judged_only``, ``ties``, ``ignore_self``,
-        ``rel_threshold``, ``validate`` as in :func:`pdireval.evaluate`. ``qrels=`` is
-        not taken: merge the judgments in with :func:`merge_qrels`.
+        The partitioning options and the evaluation options of
+        :func:`pdireval.evaluate` (below) but ``qrels=``: merge the judgments in with
+        :func:`merge_qrels`.
 
     Returns
     -------
@@ -262,6 +293,7 @@ def evaluate(
     >>> lazy.compute().sort_values(["judge", "query"]).to_string(index=False)
     'judge query  AP\\nhuman    q1 0.5\\nhuman    q2 1.0\\n  llm    q1 1.0\\n  llm    q2 1.0'
     """
+    shuffle, npartitions = options.pop("shuffle", True), options.pop("npartitions", None)
     _check_partitioning(shuffle, npartitions)
     parsed = parse_metrics(metrics)
     resolved = as_column_map(columns).resolve(_meta_of(frame))
@@ -273,7 +305,7 @@ def evaluate(
             "qrels= is not taken by the Dask backend: merge the judgments into the frame "
             "with pdireval.dask.merge_qrels(run, qrels) and evaluate its result"
         )
-        raise MetricError(msg)
+        raise ParameterError(msg)
     levels = [name for role in PART_ROLES if (name := getattr(resolved, role)) is not None]
     meta = _evaluate_partition(frame._meta, parsed, explicit, evaluation, levels)
     query = resolved.name("query")
@@ -353,6 +385,7 @@ def _indexed(computed: pd.DataFrame, resolved: ResolvedColumns) -> pd.DataFrame:
     return table
 
 
+@takes(PARTITIONING, DASK_EVALUATION)
 def summary(
     frame: dd.DataFrame,
     metrics: MetricLike | Iterable[MetricLike],
@@ -371,9 +404,10 @@ def summary(
     ----------
     frame : dask DataFrame
         A long frame.
-    metrics, agg, columns, ci, ci_method, n_resamples, seed, **options
-        As in :func:`pdireval.summary`; ``shuffle`` and ``npartitions`` as in
-        :func:`evaluate`.
+    metrics, agg, columns, ci, ci_method, n_resamples, seed
+        As in :func:`pdireval.summary`.
+    **options
+        The partitioning and evaluation options of :func:`evaluate` (below).
 
     Returns
     -------
@@ -443,6 +477,7 @@ def _with_efficiency(
     return pd.concat([result, stats.drop(columns="queries")], axis=1)
 
 
+@takes(PARTITIONING, DASK_EVALUATION)
 def compare(
     frame: dd.DataFrame,
     metrics: MetricLike | Iterable[MetricLike],
@@ -469,8 +504,7 @@ def compare(
         row by row; a categorical run column's categories), the earlier run of each pair
         its baseline -- what :func:`pdireval.compare` gives for ``frame.compute()``.
     **options
-        The evaluation options of :func:`evaluate`, ``shuffle`` and ``npartitions``
-        included.
+        The partitioning and evaluation options of :func:`evaluate` (below).
 
     Returns
     -------
@@ -501,7 +535,7 @@ def compare(
             "seed": seed,
         }
     )
-    _risk_alpha(risk_alpha)  # refused before anything is computed
+    check("risk_alpha", risk_alpha)  # refused before anything is computed
     parsed = parse_metrics(metrics)
     table, levels, runs = _computed(frame, parsed, columns, options, runs=True)
     return compare_table(table, significance, levels, risk_alpha=risk_alpha, runs=runs)

@@ -11,7 +11,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import pdireval
-from pdireval import MetricError, SchemaError
+from pdireval import ParameterError, SchemaError
 
 JUDGES = ("human", "gpt", "umbrela", "z")
 QUERIES = ("q1", "q2", "10")
@@ -260,7 +260,7 @@ def test_bad_judgments_are_refused(frame: pd.DataFrame, match: str) -> None:
 def test_confusion_matrix_needs_two_named_judges_among_more() -> None:
     x = pd.DataFrame({"query": "q", "doc": ["a", "b"], "rel": [0, 1]})
     judges = {"x": x, "y": x, "z": x}
-    with pytest.raises(MetricError, match="name the two judges"):
+    with pytest.raises(ParameterError, match="name the two judges"):
         pdireval.confusion_matrix(judges)
     with pytest.raises(SchemaError, match="judge 'w' not found"):
         pdireval.confusion_matrix(judges, "x", "w")
@@ -268,7 +268,7 @@ def test_confusion_matrix_needs_two_named_judges_among_more() -> None:
 
 
 def test_unknown_level_is_refused() -> None:
-    with pytest.raises(MetricError, match="level='ratio'"):
+    with pytest.raises(ParameterError, match="level='ratio'"):
         pdireval.krippendorff_alpha(_two_judges(), level="ratio")  # type: ignore[arg-type]
 
 

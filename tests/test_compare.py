@@ -344,13 +344,13 @@ def test_per_query_errors() -> None:
 
 def test_bad_test_name() -> None:
     """An unknown test lists the supported ones."""
-    with pytest.raises(pdireval.MetricError, match=r"test='z' .*\['t', 'wilcoxon', 'sign'"):
+    with pytest.raises(pdireval.ParameterError, match=r"test='z' .*\['t', 'wilcoxon', 'sign'"):
         toy().ireval.compare("AP", test="z")
 
 
 def test_bad_correction_name() -> None:
     """An unknown correction lists the supported ones and None."""
-    with pytest.raises(pdireval.MetricError, match=r"correction='bh'.*'fdr_bh'\] or None"):
+    with pytest.raises(pdireval.ParameterError, match=r"correction='bh'.*'fdr_bh'\] or None"):
         toy().ireval.compare("AP", correction="bh")
 
 
@@ -386,7 +386,7 @@ def test_single_run_frames_refused() -> None:
 )
 def test_bad_numbers(options, pattern) -> None:
     """alpha and n_resamples are checked."""
-    with pytest.raises(pdireval.MetricError, match=pattern):
+    with pytest.raises(pdireval.ParameterError, match=pattern):
         toy().ireval.compare("AP", **options)
 
 
@@ -439,11 +439,11 @@ def test_summary_bootstrap_median_and_gmean() -> None:
 def test_summary_ci_errors() -> None:
     """t intervals only for the mean; ci and ci_method are checked."""
     frame = toy()
-    with pytest.raises(pdireval.MetricError, match="use ci_method='bootstrap'"):
+    with pytest.raises(pdireval.ParameterError, match="use ci_method='bootstrap'"):
         frame.ireval.summary("AP", agg="median", ci=0.95)
-    with pytest.raises(pdireval.MetricError, match="ci=95 must be a number strictly between"):
+    with pytest.raises(pdireval.ParameterError, match="ci=95 must be a number strictly between"):
         frame.ireval.summary("AP", ci=95)
-    with pytest.raises(pdireval.MetricError, match="ci_method='z'"):
+    with pytest.raises(pdireval.ParameterError, match="ci_method='z'"):
         frame.ireval.summary("AP", ci=0.95, ci_method="z")
 
 

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pdireval
-from pdireval import MetricError, SchemaError
+from pdireval import MetricError, ParameterError, SchemaError
 from pdireval.stats.correlation import _grouped_kendall, _grouped_spearman, _grouped_tau_ap
 
 stats = pytest.importorskip("scipy.stats")
@@ -196,7 +196,7 @@ def test_rank_correlation_errors() -> None:
         pdireval.rank_correlation(frame)
     with pytest.raises(SchemaError, match="run 'bm25' not found"):
         pdireval.rank_correlation(frame, "bm25", "new")
-    with pytest.raises(MetricError, match="method='pearson' is not a rank correlation"):
+    with pytest.raises(ParameterError, match="method='pearson' is not a rank correlation"):
         pdireval.rank_correlation(frame, "new", "ideal", method="pearson")
     with pytest.raises(SchemaError, match="no run column"):
         pdireval.rank_correlation(frame.drop(columns="run"), "a", "b")

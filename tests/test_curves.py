@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import pdireval
-from pdireval import MetricError
+from pdireval import MetricError, ParameterError
 from pdireval.datasets import toy
 
 #: Note 003, "Normalized Discounted Cumulative Gain (NDCG)": gains of ranks 1..10 and rows.
@@ -65,7 +65,7 @@ def test_curve_errors(metric, match: str) -> None:
 
 
 def test_curve_needs_ks() -> None:
-    with pytest.raises(MetricError, match="ks= is empty"):
+    with pytest.raises(ParameterError, match="ks= is empty"):
         pdireval.curve(_ranking(GAINS_003), "P", ks=[])
 
 
@@ -110,5 +110,5 @@ def test_raw_pr_curve_by_hand() -> None:
 def test_pr_curve_errors() -> None:
     with pytest.raises(MetricError, match="average=True needs interpolated=True"):
         pdireval.pr_curve(toy(), interpolated=False, average=True)
-    with pytest.raises(MetricError, match="points= must be a whole number >= 2"):
+    with pytest.raises(ParameterError, match="points= must be a whole number >= 2"):
         pdireval.pr_curve(toy(), points=1)

@@ -195,7 +195,7 @@ def test_compare_takes_the_categories_order_of_a_categorical_run_column(client) 
 
 def test_compare_refuses_bad_risk_alpha_before_computing(client) -> None:
     broken = dd.from_pandas(pd.DataFrame({"query": ["q"], "doc": ["d"], "rank": [0.5]}), 1)
-    with pytest.raises(pdireval.MetricError, match="risk_alpha"):
+    with pytest.raises(pdireval.ParameterError, match="risk_alpha"):
         pdireval.dask.compare(broken, "AP", risk_alpha=-1)
 
 
@@ -609,7 +609,7 @@ def test_merge_qrels_output_needs_no_shuffle(client) -> None:
 def test_bad_options_fail_at_call_time(options, message) -> None:
     """Before anything is computed: this frame's computation would itself fail."""
     broken = dd.from_pandas(pd.DataFrame({"query": ["q"], "doc": ["d"], "rank": [0.5]}), 1)
-    with pytest.raises((pdireval.MetricError, pdireval.SchemaError), match=message):
+    with pytest.raises((pdireval.ParameterError, pdireval.SchemaError), match=message):
         pdireval.dask.evaluate(broken, ["AP"], **options)
 
 

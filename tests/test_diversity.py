@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import pdireval
-from pdireval import MetricError, SchemaError
+from pdireval import MetricError, ParameterError, SchemaError
 
 pyndeval = pytest.importorskip("pyndeval")
 
@@ -160,7 +160,7 @@ def test_errors() -> None:
     with pytest.raises(MetricError, match="needs a cutoff"):
         pdireval.parse_metric("alpha_nDCG")
     merged = pdireval.merge_qrels(run, qrels)
-    with pytest.raises(MetricError, match="ties='optimistic' is not available"):
+    with pytest.raises(ParameterError, match="ties='optimistic' is not available"):
         pdireval.evaluate(merged, "P_IA@5", ties="optimistic")
 
 

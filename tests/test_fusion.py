@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import pdireval
-from pdireval import MetricError, SchemaError
+from pdireval import ParameterError, SchemaError
 
 
 @pytest.fixture
@@ -202,7 +202,7 @@ def test_bad_frames_are_refused(runs, change, error, match) -> None:
 def test_bad_options_are_refused(runs, kwargs, match) -> None:
     options = dict(kwargs)
     method = options.pop("method")
-    with pytest.raises((MetricError, SchemaError), match=match):
+    with pytest.raises((ParameterError, SchemaError), match=match):
         pdireval.fuse(runs, method, **options)
 
 
@@ -213,7 +213,7 @@ def test_not_a_frame_is_refused() -> None:
 
 def test_bad_step_is_refused(runs) -> None:
     qrels = pd.DataFrame({"query": ["q1"], "doc": ["d"], "rel": [1]})
-    with pytest.raises(MetricError, match="divide 1"):
+    with pytest.raises(ParameterError, match="divide 1"):
         pdireval.optimize_fusion(runs, qrels, "wsum", step=0.3)
 
 

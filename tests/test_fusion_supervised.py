@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 import pdireval
-from pdireval import MetricError, SchemaError
+from pdireval import ParameterError, SchemaError
 
 ranx = pytest.importorskip("ranx", reason="ranx is not installed (pip install 'pdireval[test]')")
 
@@ -124,10 +124,10 @@ def test_model_is_immutable_and_inspectable() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
-        ({"method": "probfuse"}, MetricError, "n_segments=None"),
-        ({"method": "slidefuse", "w": -1}, MetricError, "w=-1"),
-        ({"method": "posfuse", "w": 2}, MetricError, "takes neither"),
-        ({"method": "combfuse"}, MetricError, "unknown supervised"),
+        ({"method": "probfuse"}, ParameterError, "n_segments=None"),
+        ({"method": "slidefuse", "w": -1}, ParameterError, "w=-1"),
+        ({"method": "posfuse", "w": 2}, ParameterError, "takes neither"),
+        ({"method": "combfuse"}, ParameterError, "unknown supervised"),
     ],
 )
 def test_fit_refusals(kwargs: dict, error: type, match: str) -> None:

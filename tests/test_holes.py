@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from strategies import long_frames
 
 import pdireval
-from pdireval import MetricError, SchemaError
+from pdireval import ParameterError, SchemaError
 
 openpyxl = pytest.importorskip("openpyxl")
 
@@ -191,9 +191,9 @@ def test_holes_by_hand():
 def test_holes_refuse_bad_arguments():
     frame = pd.DataFrame({"query": "q1", "doc": ["a"], "rank": [1], "rel": [1]})
     for k in (0, 1.5, True, "3"):
-        with pytest.raises(MetricError, match="k="):
+        with pytest.raises(ParameterError, match="k="):
             pdireval.holes(frame, k)
-    with pytest.raises(MetricError, match="queries="):
+    with pytest.raises(ParameterError, match="queries="):
         pdireval.holes(frame, queries="some")
     with pytest.raises(SchemaError, match="relevance labels are missing"):
         pdireval.holes(frame.drop(columns="rel"))
@@ -323,7 +323,7 @@ def test_bounds_refuse_bad_input():
         pdireval.bounds(zeros, "P@2")
     assert pdireval.bounds(zeros, "P@2", top_label=1).top_label == 1.0
     for top in (0, -1, True, "2", float("nan")):
-        with pytest.raises(MetricError, match="top_label="):
+        with pytest.raises(ParameterError, match="top_label="):
             pdireval.bounds(zeros, "P@2", top_label=top)
 
 

@@ -199,7 +199,7 @@ def test_the_latex_legend_leaves_a_run_called_alphabet_alone() -> None:
 
 def test_a_latex_label_with_commands_is_refused() -> None:
     report = _report("a", "b", ["q1", "q2"])
-    with pytest.raises(pdireval.MetricError, match="LaTeX label"):
+    with pytest.raises(pdireval.ParameterError, match="LaTeX label"):
         report.to_latex(label=r"tab}\input{/etc/passwd")
     assert r"\label{tab:main}" in report.to_latex(label="tab:main")
 

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pdireval
-from pdireval import MetricError
+from pdireval import ParameterError
 
 QUERIES = ("1", "2", "q3")
 DOCS = (*QUERIES, "d1", "d2", "d3", "d4", "d5")
@@ -141,7 +141,7 @@ def test_every_evaluating_function_takes_ignore_self() -> None:
 
 def test_ignore_self_takes_booleans_only() -> None:
     frame = pd.DataFrame({"query": "q", "doc": ["q", "x"], "rank": [1, 2], "rel": [1, 0]})
-    with pytest.raises(MetricError, match="ignore_self= must be True or False"):
+    with pytest.raises(ParameterError, match="ignore_self= must be True or False"):
         pdireval.evaluate(frame, "AP", ignore_self="yes")  # type: ignore[arg-type]
 
 

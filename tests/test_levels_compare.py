@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from levels_frames import LEVELS, seeded_table
 
+from pdireval import ParameterError
 from pdireval._core.errors import SchemaError
 from pdireval._core.levels import Levels
 from pdireval._core.options import Significance
@@ -246,9 +247,8 @@ def test_seed_summary_is_a_t_interval_over_seed_means(table) -> None:
 
 
 def test_seed_summary_needs_a_seed_level(table) -> None:
-    from pdireval._core.errors import MetricError
 
-    with pytest.raises(MetricError, match="seed level"):
+    with pytest.raises(ParameterError, match="seed level"):
         seed_summary(_one_seed(table, 1), Levels(query="query", run="system"))
 
 
@@ -286,7 +286,6 @@ def test_risk_columns_with_seeds_use_seed_averaged_differences(table) -> None:
 
 @pytest.mark.parametrize("value", [-1, "2", float("nan"), True])
 def test_risk_alpha_must_be_a_number_at_least_zero(table, value) -> None:
-    from pdireval._core.errors import MetricError
 
-    with pytest.raises(MetricError, match="risk_alpha"):
+    with pytest.raises(ParameterError, match="risk_alpha"):
         compare_table(table, Significance(baseline="bm25"), LEVELS, risk_alpha=value)

@@ -179,18 +179,22 @@ FRAME = frame_with_p10([[0.1, 0.4], [0.3, 0.2], [0.5, 0.5]])
 @pytest.mark.parametrize(
     ("call", "error", "match"),
     [
-        (lambda: pdireval.swap_rate(FRAME, "P@10", sizes=2), pdireval.MetricError, "1 to 1"),
-        (lambda: pdireval.swap_rate(FRAME, "P@10", sizes=[]), pdireval.MetricError, "sizes"),
-        (lambda: pdireval.swap_rate(FRAME, "P@10", sizes=0), pdireval.MetricError, ">= 1"),
-        (lambda: pdireval.swap_rate(FRAME, "P@10", n_trials=0), pdireval.MetricError, "n_trials"),
+        (lambda: pdireval.swap_rate(FRAME, "P@10", sizes=2), pdireval.ParameterError, "1 to 1"),
+        (lambda: pdireval.swap_rate(FRAME, "P@10", sizes=[]), pdireval.ParameterError, "sizes"),
+        (lambda: pdireval.swap_rate(FRAME, "P@10", sizes=0), pdireval.ParameterError, ">= 1"),
+        (
+            lambda: pdireval.swap_rate(FRAME, "P@10", n_trials=0),
+            pdireval.ParameterError,
+            "n_trials",
+        ),
         (
             lambda: pdireval.swap_rate(FRAME, "P@10", min_difference=-1),
-            pdireval.MetricError,
+            pdireval.ParameterError,
             "min_difference",
         ),
         (
             lambda: pdireval.ranking_stability(FRAME, "P@10", sizes=4),
-            pdireval.MetricError,
+            pdireval.ParameterError,
             "1 to 3",
         ),
         (
@@ -205,10 +209,10 @@ FRAME = frame_with_p10([[0.1, 0.4], [0.3, 0.2], [0.5, 0.5]])
         ),
         (
             lambda: pdireval.discriminative_power(FRAME, "P@10", alpha=0),
-            pdireval.MetricError,
+            pdireval.ParameterError,
             "alpha",
         ),
-        (lambda: pdireval.asl_curve(FRAME, "P@10", n_resamples=0), pdireval.MetricError, "n_re"),
+        (lambda: pdireval.asl_curve(FRAME, "P@10", n_resamples=0), pdireval.ParameterError, "n_re"),
         (
             lambda: pdireval.asl_curve(FRAME[FRAME["query"] == "q00"], "P@10"),
             pdireval.SchemaError,

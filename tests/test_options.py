@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import pdireval
-from pdireval import MetricError
+from pdireval import ParameterError
 from pdireval.datasets import toy
 from pdireval.typing import EvaluationOptions
 
@@ -82,13 +82,13 @@ def test_the_options_are_the_typed_ones() -> None:
 @pytest.mark.parametrize("name", sorted(EVALUATING))
 def test_every_evaluating_function_takes_every_option(name: str, option: str) -> None:
     EVALUATING[name](_frame(), **{option: NON_DEFAULT[option]})
-    with pytest.raises(MetricError, match=rf"\b{option}="):
+    with pytest.raises(ParameterError, match=rf"\b{option}="):
         EVALUATING[name](_frame(), **{option: INVALID[option]})
 
 
 @pytest.mark.parametrize("name", sorted(EVALUATING))
 def test_a_misspelt_option_is_refused_with_a_suggestion(name: str) -> None:
-    with pytest.raises(MetricError, match=r"unknown option 'tie'.*did you mean 'ties'"):
+    with pytest.raises(ParameterError, match=r"unknown option 'tie'.*did you mean 'ties'"):
         EVALUATING[name](_frame(), tie="average")
 
 
@@ -105,7 +105,7 @@ def test_options_change_the_result() -> None:
 @pytest.mark.parametrize("value", ["no", 0, 1, None, "False"])
 def test_judged_only_takes_booleans_only(value: object) -> None:
     """``judged_only="no"`` must not switch -J on (a non-empty string is truthy)."""
-    with pytest.raises(MetricError, match=r"judged_only= must be True or False"):
+    with pytest.raises(ParameterError, match=r"judged_only= must be True or False"):
         pdireval.evaluate(toy(), "AP", judged_only=value)  # type: ignore[arg-type]
 
 

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pdireval
-from pdireval import MetricError, SchemaError
+from pdireval import ParameterError, SchemaError
 from pdireval.stats.overlap import rbo
 
 DEPTH = 3000  # p <= 0.95: p ** 3000 < 1e-60, the sums below are complete
@@ -151,10 +151,10 @@ def test_bad_arguments() -> None:
     with pytest.raises(SchemaError, match="ranking b holds item 'x' more than once"):
         rbo(["x", "y"], ["x", "x"])
     for p in (0, 1, 1.5, -0.1, True, "0.9"):
-        with pytest.raises(MetricError, match="strictly between 0 and 1"):
+        with pytest.raises(ParameterError, match="strictly between 0 and 1"):
             rbo(["x"], ["x"], p=p)  # type: ignore[arg-type]
     for depth in (0, -1, 2.5, True):
-        with pytest.raises(MetricError, match="depth="):
+        with pytest.raises(ParameterError, match="depth="):
             rbo(["x"], ["x"], depth=depth)  # type: ignore[arg-type]
 
 
@@ -212,7 +212,7 @@ def test_per_query_errors() -> None:
         pdireval.rank_biased_overlap(frame, "a", "c")
     with pytest.raises(SchemaError, match="no run column"):
         pdireval.rank_biased_overlap(frame.drop(columns="run"), "a", "b")
-    with pytest.raises(MetricError, match="name both runs"):
+    with pytest.raises(ParameterError, match="name both runs"):
         pdireval.rank_correlation(frame, "a", method="rbo")
-    with pytest.raises(MetricError, match="strictly between 0 and 1"):
+    with pytest.raises(ParameterError, match="strictly between 0 and 1"):
         pdireval.rank_biased_overlap(frame, "a", "b", p=1.0)

@@ -139,5 +139,5 @@ def test_seed_summary_and_a_missing_seed() -> None:
     lacking = runs[~((runs["run"] == "dense") & (runs["seed"] == 3))]
     with pytest.raises(pdireval.SchemaError, match="dense"):
         pdireval.compare(lacking, "AP", qrels=qrels, baseline="bm25")
-    with pytest.raises(pdireval.MetricError, match="seed"):
+    with pytest.raises(pdireval.ParameterError, match="seed"):
         pdireval.seed_summary(runs[runs["seed"] == 1].drop(columns="seed"), "AP", qrels=qrels)

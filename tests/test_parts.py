@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from strategies import long_frames
 
 import pdireval
-from pdireval import MetricError, SchemaError
+from pdireval import ParameterError, SchemaError
 from pdireval.datasets import example
 
 METRICS = ["AP", "nDCG@5", "P@3", "RR", "R@5", "num_rel_ret"]
@@ -203,7 +203,7 @@ def test_qrels_mapping_errors() -> None:
     run, qrels = _example()
     with pytest.raises(SchemaError, match=r"empty mapping"):
         pdireval.evaluate(run, ["AP"], qrels={})
-    with pytest.raises(MetricError, match=r"qrels\['llm'\] is a list"):
+    with pytest.raises(ParameterError, match=r"qrels\['llm'\] is a list"):
         pdireval.evaluate(run, ["AP"], qrels={"llm": []})
     with pytest.raises(SchemaError, match=r"already has a 'judge' column"):
         pdireval.evaluate(run, ["AP"], qrels={"llm": qrels.assign(judge="x")})

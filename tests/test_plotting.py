@@ -327,7 +327,7 @@ def test_callable_namespace_is_the_same_operation(df: pd.DataFrame) -> None:
 
 
 def test_unknown_kind_lists_the_kinds(df: pd.DataFrame) -> None:
-    with pytest.raises(pdireval.MetricError, match=r"kind='bar'.*'pr_curve'"):
+    with pytest.raises(pdireval.ParameterError, match=r"kind='bar'.*'pr_curve'"):
         df.ireval.plot("bar")
 
 

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import pdireval
-from pdireval import MetricError, SchemaError
+from pdireval import ParameterError, SchemaError
 
 
 def _runs(seed: int, ties: bool = False) -> pd.DataFrame:
@@ -100,5 +100,5 @@ def test_contribution_needs_runs_and_depth_is_checked() -> None:
     one = _runs(0).query("run == 'bm25'").drop(columns="run")
     with pytest.raises(SchemaError, match="needs a run column"):
         pdireval.pool_contribution(one)
-    with pytest.raises(MetricError, match="depth=0 must be a whole number"):
+    with pytest.raises(ParameterError, match="depth=0 must be a whole number"):
         pdireval.pool(one, depth=0)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from test_options import EVALUATING, _frame
 
 import pdireval
-from pdireval import MetricError, SchemaError
+from pdireval import ParameterError, SchemaError
 
 METRICS = [
     "AP",
@@ -63,9 +63,9 @@ def test_every_evaluating_function_takes_qrels(name: str) -> None:
     run, qrels = _split(frame)
     merged = pdireval.merge_qrels(run, qrels)
     _same(EVALUATING[name](run, qrels=qrels), EVALUATING[name](merged))
-    with pytest.raises(MetricError, match=r"qrels= must be a pandas DataFrame"):
+    with pytest.raises(ParameterError, match=r"qrels= must be a pandas DataFrame"):
         EVALUATING[name](run, qrels=qrels.to_dict())
-    with pytest.raises(MetricError, match=r"qrels_columns= names the columns of qrels="):
+    with pytest.raises(ParameterError, match=r"qrels_columns= names the columns of qrels="):
         EVALUATING[name](run, qrels_columns={"rel": "label"})
 
 
@@ -198,7 +198,7 @@ def test_the_dask_backend_refuses_qrels() -> None:
     import pdireval.dask
 
     run, qrels = _split(_frame())
-    with pytest.raises(MetricError, match="merge_qrels"):
+    with pytest.raises(ParameterError, match="merge_qrels"):
         pdireval.dask.evaluate(dd.from_pandas(run, npartitions=2), "AP", qrels=qrels)
 
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from strategies import long_frames
 
 import pdireval
-from pdireval import MetricError, SchemaError
+from pdireval import MetricError, ParameterError, SchemaError
 from pdireval.metrics import Metric
 
 #: Measures whose value does not change when every label (and the threshold) is halved:
@@ -129,7 +129,7 @@ def test_diversity_measures_refuse_fractional_labels() -> None:
 @pytest.mark.parametrize("value", [-0.5, float("inf"), float("nan"), "0.5", True])
 def test_bad_thresholds_are_refused(value: object) -> None:
     frame = pd.DataFrame({"query": "q", "doc": ["a"], "rank": [1], "rel": [1]})
-    with pytest.raises(MetricError, match="rel_threshold="):
+    with pytest.raises(ParameterError, match="rel_threshold="):
         pdireval.evaluate(frame, "AP", rel_threshold=value)  # type: ignore[arg-type]
 
 

@@ -291,7 +291,7 @@ def test_report_errors() -> None:
     one = toy().query("run == 'system1'")
     with pytest.raises(pdireval.SchemaError, match="at least two runs"):
         one.ireval.report("AP")
-    with pytest.raises(pdireval.MetricError, match="test='x'"):
+    with pytest.raises(pdireval.ParameterError, match="test='x'"):
         toy().ireval.report("AP", test="x")
 
 

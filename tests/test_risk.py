@@ -174,10 +174,14 @@ def test_the_input_frame_is_not_modified() -> None:
         (lambda f: pdireval.risk(f, "P@10", baseline="nope"), pdireval.SchemaError, "'nope' not"),
         (lambda f: pdireval.risk(f, "P@10", baseline=["r0"]), pdireval.SchemaError, "one run"),
         (lambda f: pdireval.risk(f, "P@10", baseline=None), pdireval.SchemaError, "one run"),
-        (lambda f: pdireval.risk(f, "P@10", baseline="r0", alpha=-1), pdireval.MetricError, ">= 0"),
+        (
+            lambda f: pdireval.risk(f, "P@10", baseline="r0", alpha=-1),
+            pdireval.ParameterError,
+            ">= 0",
+        ),
         (lambda f: pdireval.risk(f, "P@10", baseline="r0", alpha=math.nan), ValueError, "finite"),
         (lambda f: pdireval.risk(f, "P@10", baseline="r0", alpha=[]), ValueError, "alpha=\\[\\]"),
-        (lambda f: pdireval.georisk(f, "P@10", alpha="1"), pdireval.MetricError, "alpha='1'"),
+        (lambda f: pdireval.georisk(f, "P@10", alpha="1"), pdireval.ParameterError, "alpha='1'"),
         (lambda f: pdireval.risk(f.query("run == 'r0'"), "P@10", baseline="r0"), ValueError, "two"),
         (
             lambda f: pdireval.risk(f[f.run == "r0"].drop(columns="run"), "P@10", baseline="r0"),

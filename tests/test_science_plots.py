@@ -64,7 +64,7 @@ def test_risk_plot_refuses_bad_input() -> None:
     frame = frame_with_p10(VALUES)
     with pytest.raises(pdireval.MetricError, match="one metric"):
         risk_plot(frame, ["P@10", "AP"], baseline="r0")
-    with pytest.raises(pdireval.MetricError, match="bins"):
+    with pytest.raises(pdireval.ParameterError, match="bins"):
         risk_plot(frame, "P@10", baseline="r0", bins=(0.3, 0.1))
     with pytest.raises(pdireval.SchemaError, match="not found"):
         risk_plot(frame, "P@10", baseline="nope")
@@ -93,7 +93,7 @@ def test_asl_plot_sorts_each_measure_and_states_its_power() -> None:
     ]
     labels = [text.get_text() for text in ax.figure.legends[0].get_texts()]
     assert labels == ["AP: 50% of pairs", "P@10 <b>: 25% of pairs"]
-    with pytest.raises(pdireval.MetricError, match="alpha=2"):
+    with pytest.raises(pdireval.ParameterError, match="alpha=2"):
         asl_plot(_curves(), alpha=2)
     with pytest.raises(pdireval.SchemaError, match=r"pdireval\.asl_curve"):
         asl_plot(_curves().drop(columns="asl"))

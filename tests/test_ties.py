@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import pdireval
-from pdireval import MetricError
+from pdireval import MetricError, ParameterError
 
 AVERAGED = [
     "P@1", "P@3", "R@2", "AP", "AP@3", "AP(norm='min')@2", "RR", "RR@2", "DCG@3", "nDCG",
@@ -118,7 +118,7 @@ def test_a_rank_column_is_used_as_given() -> None:
     ],
 )
 def test_bad_tie_options(options: dict, message: str) -> None:
-    with pytest.raises(MetricError, match=message):
+    with pytest.raises(ParameterError, match=message):
         pdireval.evaluate(_case(0), "AP", **options)
 
 

@@ -163,7 +163,7 @@ def test_compare_with_all_pairs_feeds_letter_groups_too() -> None:
     ],
 )
 def test_bad_options_are_refused(options, match) -> None:
-    with pytest.raises(pdireval.MetricError, match=match):
+    with pytest.raises(pdireval.ParameterError, match=match):
         pdireval.tukey_hsd(frame_with_p10([[0.1, 0.2], [0.3, 0.1]]), "P@10", **options)
 
 

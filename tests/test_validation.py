@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import pdireval
-from pdireval import MetricError, PdirevalError, SchemaError
+from pdireval import MetricError, ParameterError, PdirevalError, SchemaError
 
 
 def _frame(**changes: object) -> pd.DataFrame:
@@ -348,7 +348,9 @@ def test_unknown_query_policy() -> None:
 
 def test_unknown_agg() -> None:
     """An unknown agg= value is a MetricError listing the aggregates."""
-    with pytest.raises(MetricError, match=r"agg='max'.*'mean', 'gmean', 'hmean', 'median'") as info:
+    with pytest.raises(
+        ParameterError, match=r"agg='max'.*'mean', 'gmean', 'hmean', 'median'"
+    ) as info:
         pdireval.summary(_frame(), "AP", agg="max")
     assert isinstance(info.value, ValueError)
 
@@ -588,7 +590,7 @@ def test_merge_qrels_fractional_labels() -> None:
 @pytest.mark.parametrize("bad", [0, -3, 2.5, True, "10"])
 def test_bad_max_rank(bad: object) -> None:
     """max_rank= must be a whole number >= 1; the message shows the value."""
-    with pytest.raises(MetricError, match=r"max_rank=.* must be a whole number >= 1"):
+    with pytest.raises(ParameterError, match=r"max_rank=.* must be a whole number >= 1"):
         pdireval.evaluate(_frame(), "AP", max_rank=bad)
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from pdireval._core.errors import MetricError, SchemaError
+from pdireval._core.errors import ParameterError, SchemaError
 from pdireval._core.roles import ResolvedColumns
 
 __all__ = ["Subtopics", "diversity_values", "split"]
@@ -244,4 +244,4 @@ def refuse_policy(ties: str) -> None:
     """Diversity measures rank as trec_eval and ndeval do; other tie policies do not apply."""
     if ties != "trec":
         msg = f"ties={ties!r} is not available for the diversity measures; use ties='trec'"
-        raise MetricError(msg)
+        raise ParameterError(msg)

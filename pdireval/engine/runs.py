@@ -27,9 +27,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pdireval._core.errors import MetricError, SchemaError
+from pdireval._core.errors import ParameterError, SchemaError
 from pdireval._core.levels import Levels
 from pdireval._core.options import Evaluation
+from pdireval._core.options import whole as options_whole
 from pdireval._core.roles import as_column_map
 from pdireval.engine import evaluate as _evaluate
 from pdireval.metrics import parse_metrics
@@ -348,11 +349,8 @@ def stacked(
 
 
 def whole(name: str, value: Any, minimum: int) -> int:
-    """``value`` as an int >= ``minimum``, else :class:`~pdireval.MetricError`."""
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
-        msg = f"{name}={value!r} must be a whole number >= {minimum}"
-        raise MetricError(msg)
-    return int(value)
+    """``value`` as an int >= ``minimum``, else :class:`~pdireval.ParameterError`."""
+    return int(options_whole(name, value, minimum))  # type: ignore[arg-type]
 
 
 def seed_sequence(seed: Any) -> np.random.SeedSequence:
@@ -365,4 +363,4 @@ def seed_sequence(seed: Any) -> np.random.SeedSequence:
     if seed is None or (whole_number and seed >= 0):
         return np.random.SeedSequence(None if seed is None else int(seed))
     msg = f"seed={seed!r} must be a whole number >= 0, a numpy SeedSequence or None"
-    raise MetricError(msg)
+    raise ParameterError(msg)

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pdireval._core.errors import MetricError, SchemaError
+from pdireval._core.errors import ParameterError, SchemaError
 from pdireval.fusion._runs import Runs, RunsLike, read_runs, run_frame
 from pdireval.fusion.methods import Method, find_method
 from pdireval.fusion.normalization import Norm, apply_norm
@@ -145,7 +145,7 @@ def weights_of(runs: Runs, method: Method, weights: Weights) -> np.ndarray:
             f"{method.name} takes no weights; use a weighted method (wBordaFuse, wCondorcet, "
             "Mixed, WSum, WMNZ) or leave weights out"
         )
-        raise MetricError(msg)
+        raise ParameterError(msg)
     if isinstance(weights, Mapping):
         missing = [name for name in runs.names if name not in weights]
         extra = [name for name in weights if name not in set(runs.names)]
@@ -154,7 +154,7 @@ def weights_of(runs: Runs, method: Method, weights: Weights) -> np.ndarray:
                 f"weights must name every run once: missing {missing}, unknown {extra} "
                 f"(runs: {list(runs.names)})"
             )
-            raise MetricError(msg)
+            raise ParameterError(msg)
         values = [weights[name] for name in runs.names]
     elif (isinstance(weights, Sequence) and not isinstance(weights, str)) or isinstance(
         weights, np.ndarray
@@ -165,19 +165,19 @@ def weights_of(runs: Runs, method: Method, weights: Weights) -> np.ndarray:
                 f"{len(values)} weight(s) for {runs.n_runs} runs {list(runs.names)}; give "
                 "one weight per run, or a dict {run name: weight}"
             )
-            raise MetricError(msg)
+            raise ParameterError(msg)
     else:
         msg = f"weights must be a sequence or a dict of numbers, got {type(weights).__name__}"
-        raise MetricError(msg)
+        raise ParameterError(msg)
     try:
         array = np.array(values, dtype=np.float64)
     except (TypeError, ValueError):
         msg = f"weights must be numbers, got {values!r}"
-        raise MetricError(msg) from None
+        raise ParameterError(msg) from None
     if not np.isfinite(array).all() or (array < 0).any() or not (array > 0).any():
         msg = (
             f"weights must be finite and >= 0 with at least one > 0, got {values!r}; a run "
             "that should count against the others is better left out"
         )
-        raise MetricError(msg)
+        raise ParameterError(msg)
     return array

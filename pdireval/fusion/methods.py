@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from pdireval._core.errors import MetricError
+from pdireval._core.errors import ParameterError
 from pdireval.fusion._runs import Runs, ranking_positions
 
 __all__ = ["METHODS", "Method", "find_method"]
@@ -42,20 +42,20 @@ class Method:
         if unknown:
             known = sorted(self.params) or "none"
             msg = f"{self.name} has no parameter {unknown}; its parameters: {known}"
-            raise MetricError(msg)
+            raise ParameterError(msg)
         values = {**self.params, **given}
         missing = sorted(name for name, value in values.items() if value is REQUIRED)
         if missing:
             msg = f"{self.name} needs the parameter(s) {missing}, e.g. {missing[0]}=0.5"
-            raise MetricError(msg)
+            raise ParameterError(msg)
         checked = {}
         for name, value in values.items():
             if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
                 msg = f"{self.name}: {name}={value!r} must be a number"
-                raise MetricError(msg)
+                raise ParameterError(msg)
             if not np.isfinite(value):
                 msg = f"{self.name}: {name}={value!r} must be finite"
-                raise MetricError(msg)
+                raise ParameterError(msg)
             checked[name] = float(value)
         _check_ranges(self.name, checked)
         return checked
@@ -67,7 +67,7 @@ def _check_ranges(method: str, params: dict[str, float]) -> None:
         low, high = ranges.get(name, (-np.inf, np.inf))
         if not low <= value <= high:
             msg = f"{method}: {name}={value!r} must be in [{low}, {high}]"
-            raise MetricError(msg)
+            raise ParameterError(msg)
 
 
 # ------------------------------------------------------------------------------ kernels
@@ -274,4 +274,4 @@ def find_method(method: str | Method) -> Method:
     close = difflib.get_close_matches(str(method).lower(), list(_BY_NAME), n=1)
     hint = f"; did you mean {_BY_NAME[close[0]].name!r}?" if close else ""
     msg = f"unknown fusion method {method!r}{hint} (methods: {sorted(METHODS)})"
-    raise MetricError(msg)
+    raise ParameterError(msg)

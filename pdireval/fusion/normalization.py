@@ -16,7 +16,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from pdireval._core.errors import MetricError
+from pdireval._core.errors import ParameterError
 from pdireval.fusion._runs import Runs, RunsLike, read_runs
 
 __all__ = ["NORMS", "Norm", "apply_norm", "normalize"]
@@ -139,7 +139,7 @@ def norm_name(norm: str | None) -> str | None:
         if name in NORMS:
             return name
     msg = f"unknown normalisation {norm!r}; choose one of {sorted(NORMS)} or None"
-    raise MetricError(msg)
+    raise ParameterError(msg)
 
 
 def apply_norm(runs: Runs, norm: str | None) -> Runs:

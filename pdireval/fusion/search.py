@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pdireval._core.errors import MetricError
+from pdireval._core.errors import ParameterError
 from pdireval.fusion._fuse import require_several
 from pdireval.fusion._runs import Runs, RunsLike, read_runs, run_frame
 from pdireval.fusion.methods import Method, find_method
@@ -70,11 +70,11 @@ def weight_grid(n_runs: int, step: float) -> list[tuple[float, ...]]:
     """
     if isinstance(step, bool) or not isinstance(step, (int, float)) or not 0 < step <= 1:
         msg = f"step={step!r} must be a number in (0, 1], such as 0.1"
-        raise MetricError(msg)
+        raise ParameterError(msg)
     parts = round(1 / step)
     if not np.isclose(parts * step, 1.0, rtol=0, atol=1e-9):
         msg = f"step={step!r} must divide 1 into whole parts (0.1, 0.05, 0.25, ...)"
-        raise MetricError(msg)
+        raise ParameterError(msg)
     grid = []
     for counts in itertools.product(range(parts + 1), repeat=n_runs):
         if sum(counts) == parts:
@@ -87,7 +87,7 @@ def _param_grid(method: Method, params: Mapping[str, Sequence[float]] | None) ->
     unknown = sorted(set(given) - set(method.params))
     if unknown:
         msg = f"{method.name} has no parameter {unknown}; its parameters: {sorted(method.params)}"
-        raise MetricError(msg)
+        raise ParameterError(msg)
     grid = {}
     for name in method.params:
         values: list[Any]
@@ -100,7 +100,7 @@ def _param_grid(method: Method, params: Mapping[str, Sequence[float]] | None) ->
             values = [round(first + i * step, 10) for i in range(count)]
         if not values:
             msg = f"no values to try for {name}"
-            raise MetricError(msg)
+            raise ParameterError(msg)
         grid[name] = values
     return grid
 
@@ -264,7 +264,7 @@ def _cross_validate(
     queries = per_query.columns
     if isinstance(folds, bool) or not isinstance(folds, int) or not 2 <= folds <= len(queries):
         msg = f"folds={folds!r} must be a whole number from 2 to the {len(queries)} judged queries"
-        raise MetricError(msg)
+        raise ParameterError(msg)
     order = np.random.default_rng(seed).permutation(len(queries))
     fold_of = np.empty(len(queries), dtype=np.int64)
     fold_of[order] = np.arange(len(queries)) % folds

@@ -16,7 +16,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from pdireval._core.errors import MetricError, SchemaError
+from pdireval._core.errors import ParameterError, SchemaError
 from pdireval.fusion._fuse import require_several
 from pdireval.fusion._runs import Runs, RunsLike, read_runs, run_frame
 from pdireval.fusion.normalization import Norm, apply_norm, norm_name
@@ -184,7 +184,7 @@ def fusion_fit(
     key = method.strip().lower() if isinstance(method, str) else method
     if key not in _NAMES:
         msg = f"unknown supervised fusion method {method!r}; choose one of {sorted(_NAMES)}"
-        raise MetricError(msg)
+        raise ParameterError(msg)
     name = _NAMES[key]
     params = _params(name, n_segments, w)
     read = read_runs(runs, columns, None)
@@ -209,7 +209,7 @@ def _params(name: str, n_segments: int | None, w: int | None) -> dict[str, int]:
     def whole(value: Any, label: str, low: int) -> int:
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
             msg = f"{name}: {label}={value!r} must be a whole number >= {low}"
-            raise MetricError(msg)
+            raise ParameterError(msg)
         return int(value)
 
     if name == "ProbFuse":
@@ -218,7 +218,7 @@ def _params(name: str, n_segments: int | None, w: int | None) -> dict[str, int]:
         return {"w": whole(w, "w", 0)}
     if n_segments is not None or w is not None:
         msg = f"{name} takes neither n_segments nor w"
-        raise MetricError(msg)
+        raise ParameterError(msg)
     return {}
 
 

@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pdireval._core.errors import MissingDependencyError, SchemaError
+from pdireval._core.errors import SchemaError
+from pdireval._core.optional import optional
 
 __all__ = ["PREFIX", "is_irds", "qrels", "queries", "run"]
 
@@ -30,15 +31,7 @@ def is_irds(source: object) -> bool:
 
 
 def _ir_datasets() -> ModuleType:
-    try:
-        import ir_datasets
-    except ImportError as error:
-        msg = (
-            "reading 'irds:' ids needs the optional ir_datasets package: "
-            "pip install 'pdireval[irds]' (or pip install ir-datasets)"
-        )
-        raise MissingDependencyError(msg) from error
-    return ir_datasets
+    return optional("ir_datasets", purpose="reading 'irds:' ids")
 
 
 def _dataset(source: str, provides: str) -> tuple[str, Any]:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import pandas as pd
 
-from pdireval._core.errors import MetricError, SchemaError
+from pdireval._core.errors import ParameterError, SchemaError
 from pdireval._core.ids import same_kind
 from pdireval._core.roles import as_column_map
 from pdireval._prepare.checks import labels_of
@@ -410,7 +410,7 @@ def confusion_matrix(
             f"name the two judges to compare, e.g. confusion_matrix(judgments, "
             f"{judges[0]!r}, {judges[1]!r}); the judges are {judges}"
         )
-        raise MetricError(msg)
+        raise ParameterError(msg)
     for name in (a, b):
         if name not in judges:
             msg = f"judge {name!r} not found; the judges are {judges}"
@@ -573,7 +573,7 @@ def krippendorff_alpha(
     """
     if level not in _LEVELS:
         msg = f"level={level!r} is not supported; use one of {list(_LEVELS)}"
-        raise MetricError(msg)
+        raise ParameterError(msg)
     labels = _labels(judgments, judge, columns)
     given = (~np.isnan(labels.matrix)).sum(axis=1)
     pairable = labels.matrix[given >= 2]

@@ -15,7 +15,9 @@ import numpy as np
 import pandas as pd
 
 from pdireval._core.errors import SchemaError
+from pdireval._core.options import EVALUATION, SIGNIFICANCE, excluding, takes
 from pdireval._core.roles import as_column_map
+from pdireval.typing import ColumnsLike
 
 __all__ = ["JudgeConclusions", "judge_conclusions"]
 
@@ -62,12 +64,14 @@ class JudgeConclusions:
         return self.pairs[self.pairs["flipped"]].reset_index(drop=True)
 
 
+@takes(excluding(SIGNIFICANCE, "baseline"), EVALUATION)
 def judge_conclusions(
     run: pd.DataFrame,
     qrels: Mapping[Hashable, pd.DataFrame] | pd.DataFrame,
     metrics: Any,
     *,
     reference: Hashable | None = None,
+    columns: ColumnsLike = None,
     **options: Any,
 ) -> JudgeConclusions:
     """Evaluate the same runs under several judges and say which conclusions change.
@@ -86,10 +90,11 @@ def judge_conclusions(
         As in :func:`pdireval.evaluate`.
     reference : hashable, optional
         The judge the others are held against; by default the first of ``qrels``.
+    columns : ColumnMap or dict, optional
+        Which column of ``run`` plays which role.
     **options
-        The options of :func:`pdireval.compare` (``test``, ``correction``, ``alpha``,
-        ``queries``, ...), applied under every judge; the comparison is of every pair
-        of runs (``baseline=None``).
+        The significance and evaluation options of :func:`pdireval.compare` (below),
+        applied under every judge; every pair of runs is compared.
 
     Returns
     -------
@@ -141,7 +146,6 @@ def judge_conclusions(
     from pdireval.stats.comparison import compare_table
     from pdireval.stats.correlation import kendall, tau_ap, tau_ap_b
 
-    columns = options.pop("columns", None)
     judgments, judges = _by_judge(qrels, options.pop("qrels_columns", None))
     if len(judges) < 2:
         msg = (
@@ -153,7 +157,6 @@ def judge_conclusions(
     if reference not in judges:
         msg = f"reference={reference!r} is not one of the judges {judges}"
         raise SchemaError(msg)
-    options = {key: value for key, value in options.items() if key != "baseline"}
     evaluation, significance = split_options({**options, **judgments})
     found = evaluated(run, metrics, columns, evaluation, "judge_conclusions")
     found.refuse_more_than_one("collection", "judge_conclusions")

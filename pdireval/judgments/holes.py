@@ -28,19 +28,21 @@ from typing import TYPE_CHECKING, Any, get_args
 import numpy as np
 import pandas as pd
 
-from pdireval._core.errors import MetricError, SchemaError
-from pdireval._core.options import Qrels
+from pdireval._core.errors import ParameterError, SchemaError
+from pdireval._core.options import EVALUATION, Evaluation, Qrels, excluding, takes
 from pdireval._core.roles import ResolvedColumns, as_column_map
 from pdireval._prepare.arrays import take
 from pdireval._prepare.checks import labels_of
 from pdireval._prepare.matching import join_resolved
 from pdireval._prepare.merge import has_subtopics
 from pdireval._prepare.prepare import grouped_positions, self_documents
+from pdireval.engine.evaluate import per_part
 from pdireval.engine.parts import refuse_parts
+from pdireval.metrics import parse_metrics
 from pdireval.typing import QueryPolicy
 
 if TYPE_CHECKING:
-    from pdireval.typing import ColumnsLike, MetricsLike, TiePolicy
+    from pdireval.typing import ColumnsLike, MetricsLike
 
 __all__ = ["FILLS", "Bounds", "bounds", "hole_counts", "holes"]
 
@@ -87,14 +89,14 @@ class _Holes:
 def _checked_k(k: object) -> int:
     if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
         msg = f"k={k!r} must be a whole number >= 1: the depth of each ranking to look for holes in"
-        raise MetricError(msg)
+        raise ParameterError(msg)
     return int(k)
 
 
 def _checked_queries(queries: object) -> QueryPolicy:
     if queries not in get_args(QueryPolicy):
         msg = f"queries={queries!r} must be one of {list(get_args(QueryPolicy))}"
-        raise MetricError(msg)
+        raise ParameterError(msg)
     return queries  # type: ignore[return-value]
 
 
@@ -158,7 +160,7 @@ def _read(
 def _flag(name: str, value: object) -> bool:
     if not isinstance(value, bool | np.bool_):
         msg = f"{name}= must be True or False, got {value!r} ({type(value).__name__})"
-        raise MetricError(msg)
+        raise ParameterError(msg)
     return bool(value)
 
 
@@ -375,6 +377,7 @@ class Bounds:
         return self.pairs[self.pairs["reversed"]].reset_index(drop=True)
 
 
+@takes(excluding(EVALUATION, "qrels", "qrels_columns"))
 def bounds(
     frame: pd.DataFrame,
     metrics: MetricsLike,
@@ -384,13 +387,7 @@ def bounds(
     qrels: pd.DataFrame | None = None,
     columns: ColumnsLike = None,
     qrels_columns: ColumnsLike = None,
-    queries: QueryPolicy = "judged",
-    ties: TiePolicy = "trec",
-    max_rank: int | None = None,
-    judged_only: bool = False,
-    ignore_self: bool = False,
-    rel_threshold: float | None = None,
-    validate: bool = True,
+    **options: Any,
 ) -> Bounds:
     r"""The measures with every hole non-relevant and with every hole at the top grade.
 
@@ -411,11 +408,9 @@ def bounds(
         Judgments of a run given without labels.
     columns, qrels_columns : ColumnMap or dict, optional
         Column roles of the frame and of the qrels.
-
-    Other Parameters
-    ----------------
-    queries, ties, max_rank, judged_only, ignore_self, rel_threshold, validate
-        The evaluation options of :func:`pdireval.evaluate`, applied to every fill.
+    **options
+        The evaluation options of :func:`pdireval.evaluate` (below), applied to every
+        fill.
 
     Returns
     -------
@@ -501,23 +496,18 @@ def bounds(
 
     Run ``b`` ranks the unjudged ``d4`` first: if it is relevant, ``b`` ties ``a`` on RR.
     """
-    from pdireval.api import evaluate
-
     k = None if k is None else _checked_k(k)
-    queries = _checked_queries(queries)
-    options: dict[str, Any] = {
-        "queries": queries,
-        "ties": ties,
-        "max_rank": max_rank,
-        "judged_only": judged_only,
-        "ignore_self": ignore_self,
-        "rel_threshold": rel_threshold,
-        "validate": validate,
-    }
-    observed = evaluate(
-        frame, metrics, columns=columns, qrels=qrels, qrels_columns=qrels_columns, **options
-    )
-    read = _read(frame, qrels, columns, qrels_columns, ignore_self)
+    parsed = parse_metrics(metrics)
+    Evaluation.from_options(options)  # the options checked before anything is computed
+
+    def evaluate(
+        frame: pd.DataFrame, columns: ColumnsLike, qrels: Any, qrels_columns: ColumnsLike
+    ) -> pd.DataFrame:
+        given = {**options, "qrels": qrels, "qrels_columns": qrels_columns}
+        return per_part(frame, parsed, columns, Evaluation.from_options(given))[0]
+
+    observed = evaluate(frame, columns, qrels, qrels_columns)
+    read = _read(frame, qrels, columns, qrels_columns, bool(options.get("ignore_self", False)))
     rows = read.hole_rows(k, "judged")  # an unjudged query stays unjudged
     if qrels is None:
         _refuse_labels_per_run(read)
@@ -529,19 +519,10 @@ def bounds(
     filled = {}
     for fill, value in (("holes_nonrelevant", 0.0), ("holes_relevant", top)):
         if qrels is None:
-            table = evaluate(
-                _filled_frame(read, rows, value), metrics, columns=read.resolved.explicit(),
-                **options,
-            )  # fmt: skip
+            table = evaluate(_filled_frame(read, rows, value), read.resolved.explicit(), None, None)
         else:
-            table = evaluate(
-                frame,
-                metrics,
-                columns=columns,
-                qrels=_filled_qrels(read, rows, qrels, judged_cols, labels, value),
-                qrels_columns=judged_cols.explicit(),
-                **options,
-            )
+            filled_qrels = _filled_qrels(read, rows, qrels, judged_cols, labels, value)
+            table = evaluate(frame, columns, filled_qrels, judged_cols.explicit())
         filled[fill] = table.reindex(observed.index)
     per_query = _by_fill(observed, filled)
     means = _means(per_query)
@@ -559,7 +540,7 @@ def _top_label(top_label: object, labels: np.ndarray) -> float:
             msg = (
                 f"top_label={top_label!r} must be a finite number > 0: the label of a relevant hole"
             )
-            raise MetricError(msg)
+            raise ParameterError(msg)
         return float(top_label)
     largest = np.nanmax(labels, initial=-np.inf)
     if not largest > 0:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from pdireval._core.errors import MetricError, SchemaError
+from pdireval._core.errors import ParameterError, SchemaError
 from pdireval._core.roles import as_column_map
 from pdireval._prepare.arrays import take
 from pdireval._prepare.merge import document_judgments, merge_qrels
@@ -40,7 +40,7 @@ __all__ = ["pool", "pool_contribution"]
 def _depth(depth: object) -> int:
     if isinstance(depth, bool) or not isinstance(depth, int | np.integer) or depth < 1:
         msg = f"depth={depth!r} must be a whole number >= 1 (documents taken from each ranking)"
-        raise MetricError(msg)
+        raise ParameterError(msg)
     return int(depth)
 
 

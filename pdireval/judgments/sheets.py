@@ -22,9 +22,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pdireval._core.errors import MissingDependencyError, SchemaError
+from pdireval._core.errors import SchemaError
 from pdireval._core.escape import excel_text
 from pdireval._core.ids import refuse_text_collisions
+from pdireval._core.optional import optional
 from pdireval._core.roles import as_column_map
 from pdireval.typing import ColumnsLike
 
@@ -46,16 +47,11 @@ _LABELS_LINE = re.compile(r"^#\s*labels:(.*)$")
 
 
 def _openpyxl() -> Any:
-    try:
-        import openpyxl
-    except ImportError as error:  # pragma: no cover - openpyxl is in the test extra
-        msg = (
-            "an .xlsx judging sheet needs openpyxl, which is not installed; install it with "
-            "pip install 'pdireval[excel]' (or pip install openpyxl), or use a TREC qrels "
-            "template (a path ending in .txt or .qrels)"
-        )
-        raise MissingDependencyError(msg) from error
-    return openpyxl
+    return optional(
+        "openpyxl",
+        purpose="an .xlsx judging sheet",
+        hint="or use a TREC qrels template (a path ending in .txt or .qrels)",
+    )
 
 
 def _kind(path: str | Path) -> str:

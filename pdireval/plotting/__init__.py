@@ -43,12 +43,19 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
 
-from pdireval._core.errors import MetricError
+from pdireval._core.errors import ParameterError
 from pdireval.plotting._curves import at_k, pr_curve
 from pdireval.plotting._look import STYLE
 from pdireval.plotting._queries import MAX_BAR_RUNS, MAX_QUERY_TICKS, distribution, per_query
 from pdireval.plotting._runs import systems, tradeoff
 from pdireval.plotting._styles import RunStyle, run_styles
+from pdireval.plotting.science import (
+    asl_plot,
+    judges_scatter,
+    pairs_heatmap,
+    risk_plot,
+    topics_plot,
+)
 from pdireval.typing import ColumnsLike as Columns
 from pdireval.typing import MetricLike
 
@@ -61,12 +68,17 @@ __all__ = [
     "STYLE",
     "PlotAccessor",
     "RunStyle",
+    "asl_plot",
     "at_k",
     "distribution",
+    "judges_scatter",
+    "pairs_heatmap",
     "per_query",
     "pr_curve",
+    "risk_plot",
     "run_styles",
     "systems",
+    "topics_plot",
     "tradeoff",
 ]
 
@@ -114,7 +126,7 @@ class PlotAccessor:
         """Draw the figure named by ``kind`` (one of the method names)."""
         if kind not in self._kinds:
             msg = f"kind={kind!r} is not a pdireval plot; use one of {list(self._kinds)}"
-            raise MetricError(msg)
+            raise ParameterError(msg)
         return getattr(self, kind)(*args, **kwargs)
 
     def pr_curve(self, points: int = 11, per_query: bool = False, **kwargs: Any) -> Axes:

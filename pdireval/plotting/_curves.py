@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from pdireval._core.options import EVALUATION, takes
 from pdireval.plotting import _look as look
 from pdireval.plotting._styles import RunStyle, drawing_order
 from pdireval.stats.curves import curve, without_cutoff
@@ -52,6 +53,7 @@ def _frame_pr(ax: Axes, title: str | None = None, *, labels: bool = True) -> Non
         ax.set_title(title)
 
 
+@takes(EVALUATION)
 @look.drawing
 def pr_curve(
     frame: pd.DataFrame,
@@ -307,6 +309,7 @@ def _apart(k: int, ks: list[int], step: int) -> bool:
     return k - ks[0] >= step / 2 and ks[-1] - k >= step / 2
 
 
+@takes(EVALUATION)
 @look.drawing
 def at_k(
     frame: pd.DataFrame,

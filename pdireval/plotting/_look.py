@@ -14,7 +14,8 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from pdireval._core import escape
-from pdireval._core.errors import MetricError, MissingDependencyError
+from pdireval._core.errors import MetricError
+from pdireval._core.optional import optional
 from pdireval.metrics import parse_metrics
 from pdireval.typing import MetricLike
 
@@ -44,15 +45,7 @@ _Plot = TypeVar("_Plot", bound=Callable[..., Any])
 
 def pyplot() -> Any:
     """Import :mod:`matplotlib.pyplot`, or raise :class:`MissingDependencyError` with the fix."""
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError as error:
-        msg = (
-            "plots need matplotlib, which is not installed; install it with "
-            "pip install 'pdireval[plot]' (or pip install matplotlib)"
-        )
-        raise MissingDependencyError(msg) from error
-    return plt
+    return optional("matplotlib.pyplot", purpose="plots")
 
 
 def drawing(plot: _Plot) -> _Plot:

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval._core.errors import SchemaError
-from pdireval._core.options import Evaluation
+from pdireval._core.options import EVALUATION, Evaluation, takes
 from pdireval.engine import evaluate as _evaluate
 from pdireval.metrics import parse_metrics
 from pdireval.plotting import _look as look
@@ -57,6 +57,7 @@ def query_order(values: pd.DataFrame, deltas: pd.DataFrame, sort: Sort | Hashabl
     return key.sort_values(ascending=False, kind="stable", na_position="last").index
 
 
+@takes(EVALUATION)
 @look.drawing
 def per_query(
     frame: pd.DataFrame,
@@ -230,6 +231,7 @@ def _heatmap(ax: Axes, deltas: pd.DataFrame, label: str, base: Hashable) -> None
     colourbar.set_label(f"Δ {label} (run − baseline)")  # the title names the baseline
 
 
+@takes(EVALUATION)
 @look.drawing
 def distribution(
     frame: pd.DataFrame,

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval._core.errors import MissingDependencyError
-from pdireval._core.options import Evaluation
+from pdireval._core.options import EVALUATION, Evaluation, takes
 from pdireval.engine import evaluate as _evaluate
 from pdireval.metrics import Latency, parse_metrics
 from pdireval.plotting import _look as look
@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers only
 MAX_DIRECT_LABELS = 8
 
 
+@takes(EVALUATION)
 @look.drawing
 def systems(
     frame: pd.DataFrame,
@@ -154,6 +155,7 @@ def _systems_table(
     return single
 
 
+@takes(EVALUATION)
 @look.drawing
 def tradeoff(
     frame: pd.DataFrame,

@@ -15,7 +15,7 @@ Examples
 >>> import matplotlib
 >>> matplotlib.use("Agg")
 >>> import pdireval
->>> from pdireval.plotting.science import risk_plot
+>>> from pdireval.plotting import risk_plot
 >>> from pdireval.datasets import example
 >>> ax = risk_plot(example(), "AP", baseline="medium")
 >>> [label.get_text() for label in ax.get_yticklabels()]
@@ -31,7 +31,8 @@ import numpy as np
 import pandas as pd
 
 from pdireval._core import escape
-from pdireval._core.errors import MetricError, SchemaError
+from pdireval._core.errors import MetricError, ParameterError, SchemaError
+from pdireval._core.options import EVALUATION, takes
 from pdireval.engine.runs import matrices
 from pdireval.plotting._look import legend, pyplot
 from pdireval.plotting._styles import COLOURS, LINESTYLES, MARKERS
@@ -63,10 +64,11 @@ def _edges(bins: Sequence[float]) -> list[float]:
     )
     if not values or not ok or sorted(values) != values or len(set(values)) != len(values):
         msg = f"bins={bins!r} must be increasing positive numbers, e.g. (0.1, 0.3)"
-        raise MetricError(msg)
+        raise ParameterError(msg)
     return [float(v) for v in values]
 
 
+@takes(EVALUATION)
 def risk_plot(
     frame: pd.DataFrame,
     metric: MetricLike,
@@ -115,7 +117,7 @@ def risk_plot(
     --------
     >>> import matplotlib
     >>> matplotlib.use("Agg")
-    >>> from pdireval.plotting.science import risk_plot
+    >>> from pdireval.plotting import risk_plot
     >>> from pdireval.datasets import example
     >>> ax = risk_plot(example(), "nDCG@10", baseline="medium", alpha=5)
     >>> ax.get_xlabel()
@@ -210,7 +212,7 @@ def pairs_heatmap(
     >>> import matplotlib
     >>> matplotlib.use("Agg")
     >>> import pdireval
-    >>> from pdireval.plotting.science import pairs_heatmap
+    >>> from pdireval.plotting import pairs_heatmap
     >>> from pdireval.datasets import example
     >>> pairs = pdireval.tukey_hsd(example(), "AP", n_resamples=1000, seed=1)
     >>> ax = pairs_heatmap(pairs)
@@ -303,7 +305,7 @@ def judges_scatter(
     >>> matplotlib.use("Agg")
     >>> import pdireval
     >>> from pdireval.datasets import example_qrels, example_run
-    >>> from pdireval.plotting.science import judges_scatter
+    >>> from pdireval.plotting import judges_scatter
     >>> human = example_qrels()
     >>> strict = human.assign(rel=(human["rel"] >= 2).astype("int64"))
     >>> found = pdireval.judge_conclusions(example_run(), {"human": human, "strict": strict},
@@ -408,7 +410,7 @@ def asl_plot(curves: pd.DataFrame, *, alpha: float = 0.05, ax: Axes | None = Non
     >>> matplotlib.use("Agg")
     >>> import pdireval
     >>> from pdireval.datasets import example
-    >>> from pdireval.plotting.science import asl_plot
+    >>> from pdireval.plotting import asl_plot
     >>> curves = pdireval.asl_curve(example(), ["AP", "P@10"], n_resamples=200, seed=0)
     >>> ax = asl_plot(curves)
     >>> ax.get_ylabel()
@@ -418,7 +420,7 @@ def asl_plot(curves: pd.DataFrame, *, alpha: float = 0.05, ax: Axes | None = Non
     level = float(alpha)
     if not 0.0 < level < 1.0:
         msg = f"alpha={alpha!r} must be a level between 0 and 1, e.g. 0.05"
-        raise MetricError(msg)
+        raise ParameterError(msg)
     ranked = curves.assign(
         pair=curves.groupby("metric", sort=False).cumcount() + 1,
         asl=curves.groupby("metric", sort=False)["asl"].transform(
@@ -472,7 +474,7 @@ def topics_plot(table: pd.DataFrame, *, ax: Axes | None = None) -> Axes:
     >>> matplotlib.use("Agg")
     >>> import pdireval
     >>> from pdireval.datasets import example
-    >>> from pdireval.plotting.science import topics_plot
+    >>> from pdireval.plotting import topics_plot
     >>> ax = topics_plot(pdireval.swap_rate(example(), ["AP", "P@10"], seed=0))
     >>> ax.get_ylabel()
     'swap rate'

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from pdireval._core.errors import MissingDependencyError
 from pdireval._core.escape import excel_is_formula, excel_text
+from pdireval._core.optional import optional
 from pdireval.reports.levels import cell_key, grid_of
 from pdireval.reports.numbers import BETTER, WORSE, best_runs, format_p, p_decimals
 from pdireval.stats.comparison import COMPARISON_COLUMNS
@@ -40,15 +40,7 @@ _LINE = 13.0  # points: height of one line of 10 pt text
 
 
 def _openpyxl() -> Any:
-    try:
-        import openpyxl
-    except ImportError as error:  # pragma: no cover - openpyxl is in the test extra
-        msg = (
-            "Report.to_excel needs openpyxl, which is not installed; install it with "
-            "pip install 'pdireval[excel]' (or pip install openpyxl)"
-        )
-        raise MissingDependencyError(msg) from error
-    return openpyxl
+    return optional("openpyxl", purpose="Report.to_excel")
 
 
 def _number(digits: int, suffix: str = "") -> str:

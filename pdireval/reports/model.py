@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval._core import escape
-from pdireval._core.errors import MetricError, SchemaError
+from pdireval._core.errors import ParameterError, SchemaError
 from pdireval._core.levels import Levels
 from pdireval._core.options import Evaluation, Significance
 from pdireval._core.version import __version__
@@ -740,7 +740,7 @@ def _latex_label(label: str) -> str:
             f"label={label!r}: a LaTeX label is letters, digits and ':', '-', '_', '.', "
             "e.g. label='tab:results'"
         )
-        raise MetricError(msg)
+        raise ParameterError(msg)
     return str(label)
 
 

@@ -19,7 +19,7 @@ import pandas as pd
 
 from pdireval._core.errors import MetricError, SchemaError
 from pdireval._core.levels import Levels
-from pdireval._core.options import Significance
+from pdireval._core.options import Significance, check
 from pdireval.engine.runs import Evaluated, aligned, blocks, in_order, runs_of
 from pdireval.stats.significance import adjust_pvalues, paired_statistics
 from pdireval.typing import Baseline
@@ -126,7 +126,7 @@ def compare_table(
     0  system2     AP     0
     1  system2    P@5     1
     """
-    risk = _risk_alpha(risk_alpha)
+    risk = check("risk_alpha", risk_alpha)
     if levels is None:
         levels = Levels(query=table.index.names[-1], run=table.index.names[0])
     found_runs = runs_of(table, "compare", levels)
@@ -218,17 +218,6 @@ def _adjusted(
         out[column] = out[column].astype(np.int64)
     risk = [column for column in RISK_COLUMNS if column in out.columns]
     return out[[*(within or []), *COMPARISON_COLUMNS, *risk]]
-
-
-def _risk_alpha(value: object) -> float | None:
-    """``risk_alpha``: None or a number >= 0, else :class:`MetricError`."""
-    if value is None:
-        return None
-    number = not isinstance(value, bool) and isinstance(value, int | float | np.number)
-    if not number or not float(value) >= 0 or not np.isfinite(float(value)):  # type: ignore[arg-type]
-        msg = f"risk_alpha={value!r} must be a number >= 0 (e.g. 1, 2 or 5), or None"
-        raise MetricError(msg)
-    return float(value)  # type: ignore[arg-type]
 
 
 def per_query_table(

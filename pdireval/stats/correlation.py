@@ -37,7 +37,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from pdireval._core.errors import MetricError, SchemaError
+from pdireval._core.errors import MetricError, ParameterError, SchemaError
 from pdireval._core.roles import ColumnMap, as_column_map
 from pdireval._prepare import algorithms
 from pdireval._prepare.checks import check_no_nulls, check_unique_docs, labels_of, ranking_key
@@ -233,7 +233,7 @@ _KERNELS = {
 def _check_method(method: str) -> None:
     if method not in METHODS:
         msg = f"method={method!r} is not a rank correlation; use one of {list(METHODS)}"
-        raise MetricError(msg)
+        raise ParameterError(msg)
 
 
 def _refuse_ties(group: np.ndarray, value: np.ndarray, n_groups: int, what: str) -> None:
@@ -514,7 +514,7 @@ def rank_correlation(
     if method == "rbo":
         if run_b is None:
             msg = "method='rbo' compares two runs' rankings; name both runs"
-            raise MetricError(msg)
+            raise ParameterError(msg)
         return rank_biased_overlap(frame, run_a, run_b, p=p, columns=columns)["ext"].rename("rbo")
     _check_method(method)
     resolved = as_column_map(columns).resolve(frame)

@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, Any, Unpack
 import numpy as np
 import pandas as pd
 
-from pdireval._core.errors import MetricError
-from pdireval._core.options import Evaluation
+from pdireval._core.errors import MetricError, ParameterError
+from pdireval._core.options import EVALUATION, Evaluation, takes
 from pdireval.engine import evaluate as _evaluate
 from pdireval.metrics import IPrec, Metric, parse_metric
 from pdireval.metrics._base import Family
@@ -59,6 +59,7 @@ def _averaged(long: pd.DataFrame, axis: str, value: str, run: str | None) -> pd.
     return long.groupby(keys, sort=False, observed=True)[value].mean().reset_index()
 
 
+@takes(EVALUATION)
 def pr_curve(
     frame: pd.DataFrame,
     *,
@@ -127,7 +128,7 @@ def pr_curve(
         return _raw_pr_curve(frame, rel, columns, evaluation)
     if isinstance(points, bool) or not isinstance(points, int | np.integer) or points < 2:
         msg = f"points= must be a whole number >= 2 (recall levels 0..1), got {points!r}"
-        raise MetricError(msg)
+        raise ParameterError(msg)
     levels = recall_levels(points)
     metrics = [IPrec(rel=rel) @ level for level in levels]
     table = _evaluate.per_query(frame, metrics, columns, evaluation)
@@ -175,6 +176,7 @@ def without_cutoff(metric: MetricLike) -> Metric:
     return metric if isinstance(metric, Metric) else parse_metric(metric)
 
 
+@takes(EVALUATION)
 def curve(
     frame: pd.DataFrame,
     metric: MetricLike,
@@ -234,7 +236,7 @@ def curve(
     cuts = list(ks)
     if not cuts:
         msg = "ks= is empty; give the cutoffs, e.g. ks=range(1, 21)"
-        raise MetricError(msg)
+        raise ParameterError(msg)
     metrics = [base.at(k) for k in cuts]
     table = _evaluate.per_query(frame, metrics, columns, evaluation)
     long = _long(table[[m.label for m in metrics]], [m.k for m in metrics], "k", "value")

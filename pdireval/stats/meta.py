@@ -33,8 +33,8 @@ from typing import TYPE_CHECKING, Any, Unpack
 import numpy as np
 import pandas as pd
 
-from pdireval._core.errors import MetricError, SchemaError
-from pdireval._core.options import level, resamples
+from pdireval._core.errors import ParameterError, SchemaError
+from pdireval._core.options import EVALUATION, level, resamples, takes
 from pdireval.engine.runs import Block, Matrix, matrices, seed_sequence, stacked, whole
 
 if TYPE_CHECKING:
@@ -94,6 +94,7 @@ def bootstrap_asl(differences: np.ndarray, n_resamples: int, rng: np.random.Gene
 ASL_COLUMNS = ("metric", "run", "baseline", "delta", "asl")
 
 
+@takes(EVALUATION)
 def asl_curve(
     frame: pd.DataFrame,
     metrics: MetricsLike,
@@ -183,6 +184,7 @@ def asl_curve(
     return stacked(blocks, ASL_COLUMNS, by=["metric"])
 
 
+@takes(EVALUATION)
 def discriminative_power(
     frame: pd.DataFrame,
     metrics: MetricsLike,
@@ -258,7 +260,7 @@ def _sizes(sizes: Any, largest: int, queries: int, what: str) -> list[int]:
             f"sizes={sizes!r}: {what} takes topic-set sizes from 1 to {largest} for a "
             f"frame of {queries} queries"
         )
-        raise MetricError(msg)
+        raise ParameterError(msg)
     return sorted(set(checked))
 
 
@@ -291,6 +293,7 @@ def swap_counts(
     return compared, swapped
 
 
+@takes(EVALUATION)
 def swap_rate(
     frame: pd.DataFrame,
     metrics: MetricsLike,
@@ -387,7 +390,7 @@ def _non_negative(name: str, value: Any) -> float:
     number = not isinstance(value, bool) and isinstance(value, int | float | np.number)
     if not number or not math.isfinite(float(value)) or float(value) < 0:
         msg = f"{name}={value!r} must be a finite number >= 0"
-        raise MetricError(msg)
+        raise ParameterError(msg)
     return float(value)
 
 
@@ -414,6 +417,7 @@ def stability_taus(
     return out
 
 
+@takes(EVALUATION)
 def ranking_stability(
     frame: pd.DataFrame,
     metrics: MetricsLike,

@@ -35,7 +35,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from pdireval._core.errors import MetricError, SchemaError
+from pdireval._core.errors import ParameterError, SchemaError
 from pdireval._core.roles import ColumnMap, as_column_map
 from pdireval._prepare.arrays import take
 from pdireval._prepare.prepare import positions
@@ -73,7 +73,7 @@ def _check_p(p: object) -> float:
             f"p={p!r} must be a number strictly between 0 and 1 (the persistence: "
             "0.9 weighs the top 10 documents by about 86%)"
         )
-        raise MetricError(msg)
+        raise ParameterError(msg)
     return float(p)
 
 
@@ -82,7 +82,7 @@ def _check_depth(depth: object) -> int | None:
         return None
     if isinstance(depth, bool) or not isinstance(depth, int | np.integer) or depth < 1:
         msg = f"depth={depth!r} must be a whole number >= 1, or None for the whole rankings"
-        raise MetricError(msg)
+        raise ParameterError(msg)
     return int(depth)
 
 

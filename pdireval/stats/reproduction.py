@@ -49,7 +49,7 @@ import pandas as pd
 
 from pdireval._core.errors import SchemaError
 from pdireval._core.ids import same_kind
-from pdireval._core.options import Evaluation
+from pdireval._core.options import EVALUATION, Evaluation, takes
 from pdireval.engine import evaluate as _evaluate
 from pdireval.metrics import parse_metrics
 from pdireval.stats.significance import TIE_TOLERANCE, scipy_stats
@@ -167,6 +167,7 @@ def _ratio(numerator: float, denominator: float) -> float:
     return numerator / denominator if denominator != 0 else float("nan")
 
 
+@takes(EVALUATION)
 def reproduction(
     original: pd.DataFrame,
     reproduced: pd.DataFrame,

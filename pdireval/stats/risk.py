@@ -37,7 +37,8 @@ from typing import TYPE_CHECKING, Any, Unpack
 import numpy as np
 import pandas as pd
 
-from pdireval._core.errors import MetricError, SchemaError
+from pdireval._core.errors import ParameterError, SchemaError
+from pdireval._core.options import EVALUATION, takes
 from pdireval.engine.runs import Matrix, matrices, stacked
 from pdireval.stats.significance import TIE_TOLERANCE
 
@@ -73,7 +74,7 @@ def _alphas(alpha: Any) -> list[float]:
     values = list(alpha) if isinstance(alpha, Sequence | np.ndarray) else [alpha]
     if not values:
         msg = "alpha=[] gives no risk-aversion level; pass a number >= 0 (e.g. 1) or a list"
-        raise MetricError(msg)
+        raise ParameterError(msg)
     for value in values:
         number = not isinstance(value, bool) and isinstance(value, int | float | np.number)
         if not number or not math.isfinite(float(value)) or float(value) < 0:
@@ -81,7 +82,7 @@ def _alphas(alpha: Any) -> list[float]:
                 f"alpha={value!r} must be a finite number >= 0 (0: risk-neutral; the TREC "
                 "Web track used 1, 5 and 10)"
             )
-            raise MetricError(msg)
+            raise ParameterError(msg)
     return [float(value) for value in dict.fromkeys(values)]
 
 
@@ -267,6 +268,7 @@ def _risk_block(matrix: Matrix, baseline: Hashable, alphas: list[float]) -> pd.D
     return block.sort_values(["_run"], kind="stable").drop(columns="_run")
 
 
+@takes(EVALUATION)
 def risk(
     frame: pd.DataFrame,
     metrics: MetricsLike,
@@ -371,6 +373,7 @@ def risk(
     return stacked(parts, RISK_COLUMNS, by=["run"])
 
 
+@takes(EVALUATION)
 def georisk(
     frame: pd.DataFrame,
     metrics: MetricsLike,

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from pdireval._core.errors import MissingDependencyError
+from pdireval._core.optional import optional
 from pdireval._core.options import Significance
 
 __all__ = [
@@ -32,15 +32,7 @@ BLOCK_ELEMENTS = 1 << 22
 
 def scipy_stats() -> Any:
     """Import :mod:`scipy.stats`, or raise :class:`MissingDependencyError` with the fix."""
-    try:
-        from scipy import stats
-    except ImportError as error:  # pragma: no cover - scipy is in the test extra
-        msg = (
-            "significance tests and t intervals need scipy, which is not installed; "
-            "install it with pip install 'pdireval[stats]' (or pip install scipy)"
-        )
-        raise MissingDependencyError(msg) from error
-    return stats
+    return optional("scipy.stats", purpose="significance tests and t intervals")
 
 
 def adjust_pvalues(p_values: np.ndarray, correction: str | None) -> np.ndarray:

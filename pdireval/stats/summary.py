@@ -8,7 +8,7 @@ from typing import Any, cast, get_args
 import numpy as np
 import pandas as pd
 
-from pdireval._core.errors import MetricError
+from pdireval._core.errors import ParameterError
 from pdireval._core.levels import Levels
 from pdireval._core.options import level, resamples
 from pdireval.stats.significance import bootstrap_statistic, scipy_stats, t_interval
@@ -55,7 +55,7 @@ ROW_AGGREGATES: dict[str, Callable[[np.ndarray], np.ndarray]] = {
 def _check_agg(agg: object) -> str:
     if agg not in AGGREGATES:
         msg = f"agg={agg!r} is not an aggregate; use one of {list(AGGREGATES)}"
-        raise MetricError(msg)
+        raise ParameterError(msg)
     return str(agg)
 
 
@@ -144,14 +144,14 @@ def summary_table(
     confidence = level("ci", ci)
     if ci_method not in get_args(CiMethod):
         msg = f"ci_method={ci_method!r} is not supported; use one of {list(get_args(CiMethod))}"
-        raise MetricError(msg)
+        raise ParameterError(msg)
     n_resamples = resamples(n_resamples)
     if ci_method == "t" and agg != "mean":
         msg = (
             f"ci_method='t' is an interval for the mean, not for agg={agg!r}; "
             "use ci_method='bootstrap'"
         )
-        raise MetricError(msg)
+        raise ParameterError(msg)
     by = _group_levels(table, levels)
     by_run = bool(by)
     point = aggregate(table, agg, levels)
@@ -223,7 +223,7 @@ def seed_summary(table: pd.DataFrame, levels: Levels, *, ci: float = 0.95) -> pd
     """
     if levels.seed is None:
         msg = "seed_summary needs a table with a seed level; this table has none"
-        raise MetricError(msg)
+        raise ParameterError(msg)
     confidence = level("ci", ci)
     per_seed = aggregate(table, "mean", levels)
     assert isinstance(per_seed, pd.DataFrame)  # grouped by at least the seed

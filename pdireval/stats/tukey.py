@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval._core.errors import SchemaError
-from pdireval._core.options import level, resamples
+from pdireval._core.options import EVALUATION, level, resamples, takes
 from pdireval.engine.runs import matrices, seed_sequence, stacked
 
 if TYPE_CHECKING:
@@ -94,6 +94,7 @@ def tukey_pvalues(
     return (at_least + 1) / (n_resamples + 1)
 
 
+@takes(EVALUATION)
 def tukey_hsd(
     frame: pd.DataFrame,
     metrics: MetricsLike,
