@@ -22,8 +22,8 @@ from pdireval._core.options import (
     takes,
 )
 from pdireval._core.roles import as_column_map
-from pdireval._prepare.merge import merge_qrels
 from pdireval.engine import evaluate as _evaluate
+from pdireval.engine.merge import merge_qrels
 from pdireval.engine.runs import evaluated, run_order
 from pdireval.metrics import AP, DCG, RR, Latency, P, R, Rprec, Success, nDCG, parse_metrics
 from pdireval.metrics._base import Metric

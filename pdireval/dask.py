@@ -51,8 +51,8 @@ from pdireval._core.roles import (
     as_column_map,
 )
 from pdireval._prepare.merge import has_subtopics, merge_resolved, merge_subtopics
-from pdireval._prepare.merge import merge_qrels as merge_frames
 from pdireval.engine import evaluate as _evaluate
+from pdireval.engine.merge import merge_qrels as merge_frames
 from pdireval.engine.parts import PART_ROLES
 from pdireval.engine.runs import run_order
 from pdireval.metrics import Latency, Metric, parse_metrics

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from pdireval._prepare.merge import merge_qrels
+from pdireval.engine.merge import merge_qrels
 
 __all__ = ["benchmark", "example", "example_qrels", "example_run", "toy", "write_example"]
 

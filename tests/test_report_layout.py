@@ -172,7 +172,7 @@ def test_excel_prints_at_a_legible_size(report, tmp_path) -> None:
     openpyxl = pytest.importorskip("openpyxl")
     from openpyxl.utils import column_index_from_string
 
-    from pdireval.reports.excel import _MIN_SCALE, _PRINTABLE, _pixels
+    from pdireval.io.workbook import _MIN_SCALE, _PRINTABLE, pixels
 
     book = openpyxl.load_workbook(report.to_excel(tmp_path / "r.xlsx"))
     fitted = []
@@ -183,7 +183,7 @@ def test_excel_prints_at_a_legible_size(report, tmp_path) -> None:
             for letter in sheet.column_dimensions
             if column_index_from_string(letter) <= sheet.max_column
         ]
-        scale = _PRINTABLE[setup.orientation] / sum(_pixels(w) for w in widths)
+        scale = _PRINTABLE[setup.orientation] / sum(pixels(w) for w in widths)
         assert sheet.print_title_rows.replace("$", "") == "1:1"
         if sheet.sheet_properties.pageSetUpPr.fitToPage:
             assert scale >= _MIN_SCALE, sheet.title

@@ -15,14 +15,14 @@ import argparse
 import sys
 
 from pdireval._core.errors import PdirevalError
-from pdireval.cli.main import FUSE_USAGE, _InputError, _UsageError, read_trec_file
+from pdireval.cli.files import FUSE_USAGE, InputError, UsageError, read_trec_file
 
 __all__ = ["main"]
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise _UsageError(message)
+        raise UsageError(message)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -62,7 +62,7 @@ def _weights(text: str | None) -> list[float] | None:
         return [float(part) for part in text.split(",")]
     except ValueError:
         msg = f"--weights {text!r}: give numbers separated by commas, e.g. 1,0.5"
-        raise _UsageError(msg) from None
+        raise UsageError(msg) from None
 
 
 def main(argv: list[str]) -> int:
@@ -94,7 +94,7 @@ def main(argv: list[str]) -> int:
         repeated = sorted({path for path in args.runs if args.runs.count(path) > 1})
         if repeated:
             msg = f"run file(s) given twice: {repeated}; give each run once"
-            raise _UsageError(msg)
+            raise UsageError(msg)
         from pdireval.fusion import fuse
         from pdireval.io.trec import read_run, write_run
 
@@ -119,10 +119,10 @@ def main(argv: list[str]) -> int:
     except BrokenPipeError:
         sys.stderr.close()
         return 0
-    except _UsageError as error:
+    except UsageError as error:
         print(f"pdireval fuse: error: {error}", file=sys.stderr)
         return 2
-    except _InputError as error:  # as the evaluating command refuses the file
+    except InputError as error:  # as the evaluating command refuses the file
         print(f"pdireval fuse: error: {error}", file=sys.stderr)
         return error.status
     except (PdirevalError, ValueError, OSError) as error:

@@ -31,84 +31,21 @@ import contextlib
 import importlib
 import importlib.util
 import os
-import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn, TypeVar, cast
+from typing import NoReturn
 
 import pandas as pd
 
 import pdireval
 from pdireval._core.errors import MissingDependencyError, PdirevalError
 from pdireval._core.version import __version__
+from pdireval.cli.files import InputError, UsageError
 
 __all__ = ["main"]
 
 _FORMATS = ("trec", "table", "csv", "json", "markdown", "latex", "xlsx")
-
-
-class _UsageError(Exception):
-    """Bad command-line input (exit status 2)."""
-
-
-class _InputError(Exception):
-    """Input refused with the exit status trec_eval gives it (2: an empty file; 7: no query
-    with both results and judgments).
-    """
-
-    def __init__(self, message: str, status: int) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-#: how each command line is called, for the message about a file in the wrong place
-USAGE = "the qrels file comes first: pdireval QRELS RUN [RUN ...]"
-FUSE_USAGE = "pdireval fuse takes run files only: pdireval fuse [-m METHOD] RUN RUN [RUN ...]"
-_FIELDS = {"run": "qid Q0 docno rank score tag", "qrels": "qid iter docno rel"}
-_PYTHON_HINT = re.compile(r" -- this looks like a (?:run|qrels) file: use read_(?:run|qrels)")
-_Read = TypeVar("_Read")
-
-
-def read_trec_file(path: str, kind: str, read: Callable[[str], _Read], usage: str) -> _Read:
-    """Read the run or qrels file ``path`` with ``read`` for the command line, refusing it
-    where trec_eval refuses it: a file of no bytes (status 2); a file without a data line
-    (blank lines or comments only: a run with status 7 -- trec_eval finds no query to
-    evaluate -- a qrels file with 2); a qrels file where a run goes, or the reverse
-    (status 2, with the command's ``usage``). A malformed line keeps the reading
-    functions' message, without their advice to Python users.
-    """
-    if os.path.isfile(path) and os.path.getsize(path) == 0:
-        msg = f"cannot read {kind} file '{path}': it is empty ({_FIELDS[kind]} per line)"
-        raise _InputError(msg, 2)
-    try:
-        result = read(path)
-    except PdirevalError as error:
-        other = "qrels" if kind == "run" else "run"
-        if _reads_as(path, other):
-            where = "a run file goes" if kind == "run" else "the qrels file goes"
-            msg = f"'{path}' is a {other} file ({_FIELDS[other]}), given where {where}: {usage}"
-            raise _UsageError(msg) from error
-        if _PYTHON_HINT.search(str(error)):  # a line of another kind in a file of this one
-            raise type(error)(_PYTHON_HINT.sub("", str(error))) from error
-        raise
-    frame = cast("pd.DataFrame", result[0] if isinstance(result, tuple) else result)
-    if not len(frame):
-        what = "result" if kind == "run" else "judgment"
-        msg = f"{kind} file '{path}' has no {what} line, only blank lines or comments"
-        raise _InputError(msg, 7 if kind == "run" else 2)
-    return result
-
-
-def _reads_as(path: str, kind: str) -> bool:
-    """Whether ``path`` reads as a non-empty file of ``kind`` (an error path only)."""
-    from pdireval.io.trec import _run_lines, read_qrels
-
-    try:
-        frame = _run_lines(path, "utf-8")[0] if kind == "run" else read_qrels(path)
-    except (PdirevalError, ValueError, OSError):
-        return False
-    return len(frame) > 0
 
 
 def demo(output=None) -> int:
@@ -139,7 +76,7 @@ def demo(output=None) -> int:
 class _DemoParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         msg = f"'pdireval demo' takes nothing, or --write DIR [--force] ({message})"
-        raise _UsageError(msg)
+        raise UsageError(msg)
 
 
 def _demo_parser() -> argparse.ArgumentParser:
@@ -164,7 +101,7 @@ def _demo_command(argv: Sequence[str]) -> int:
     if args.write is None:
         if args.force:
             msg = "'pdireval demo --force' replaces files written with --write DIR; give DIR"
-            raise _UsageError(msg)
+            raise UsageError(msg)
         return demo()
     written = _write_demo(Path(args.write), force=args.force)
     print(f"wrote {', '.join(str(path) for path in written)}")
@@ -192,7 +129,7 @@ def _write_demo(folder: Path, *, force: bool) -> list[Path]:
                 f"'pdireval demo --write {folder} --force' replaces "
                 f"{'it' if len(there) == 1 else 'them'}"
             )
-            raise _UsageError(msg)
+            raise UsageError(msg)
         folder.mkdir(parents=True, exist_ok=True)
         for path, target in zip(made, targets, strict=True):
             shutil.copyfile(path, target)
@@ -276,7 +213,7 @@ def _load_modules(names: Sequence[str]) -> None:
                 spec = importlib.util.spec_from_file_location(path.stem, path)
                 if spec is None or spec.loader is None or not path.is_file():
                     msg = f"--load {name}: no such Python file"
-                    raise _UsageError(msg)
+                    raise UsageError(msg)
                 module = importlib.util.module_from_spec(spec)
                 sys.modules[path.stem] = module
                 spec.loader.exec_module(module)
@@ -286,11 +223,11 @@ def _load_modules(names: Sequence[str]) -> None:
                     importlib.import_module(name)
                 finally:
                     sys.path.remove(str(Path.cwd()))
-        except _UsageError:
+        except UsageError:
             raise
         except Exception as error:  # the user's module: say which one failed, and how
             msg = f"--load {name} failed: {type(error).__name__}: {error}"
-            raise _UsageError(msg) from error
+            raise UsageError(msg) from error
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -325,10 +262,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. pdireval demo | head
         sys.stderr.close()
         return 0
-    except _UsageError as error:
+    except UsageError as error:
         print(f"pdireval: error: {error}", file=sys.stderr)
         return 2
-    except _InputError as error:
+    except InputError as error:
         print(f"pdireval: error: {error}", file=sys.stderr)
         return error.status
     except (PdirevalError, ValueError, OSError, ImportError) as error:

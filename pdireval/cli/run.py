@@ -19,8 +19,7 @@ import pandas as pd
 
 import pdireval
 from pdireval._core.errors import SchemaError
-from pdireval._prepare.merge import merge_qrels
-from pdireval.cli.main import USAGE, _InputError, _UsageError, read_trec_file
+from pdireval.cli.files import USAGE, InputError, UsageError, read_trec_file
 from pdireval.cli.measures import (
     _COMPACT,
     _Measure,
@@ -29,6 +28,7 @@ from pdireval.cli.measures import (
     _trec_measures,
     parse_measures,
 )
+from pdireval.engine.merge import merge_qrels
 from pdireval.io.trec import _run_lines, read_qrels, read_run
 from pdireval.metrics import parse_metric
 
@@ -236,7 +236,7 @@ def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame, pd.Mult
         names = [Path(path).name for path in args.runs]
         if len(set(names)) != len(names):
             msg = f"two runs share the tag and the file name {names}; rename one"
-            raise _UsageError(msg)
+            raise UsageError(msg)
     queries = [run["query"].unique().astype(object) for run in runs]
     _refuse_unjudged_runs(queries, qrels, args)
     retrieved = pd.MultiIndex.from_arrays(
@@ -268,7 +268,7 @@ def _refuse_unjudged_runs(
                 f"{_some(ids)}; the qrels' {_some(judged.to_numpy())}): both files must use "
                 "the same query ids"
             )
-            raise _InputError(msg, 7)
+            raise InputError(msg, 7)
 
 
 def _some(ids: np.ndarray) -> str:
@@ -369,7 +369,7 @@ def run_eval(args: argparse.Namespace) -> int:
     frame, qrels, retrieved = _load(args)
     if args.baseline is not None and args.baseline not in set(frame["run"]):
         msg = f"--baseline {args.baseline!r} is not a run tag; tags: {sorted(set(frame['run']))}"
-        raise _UsageError(msg)
+        raise UsageError(msg)
     if len(frame) > 5_000_000:
         _progress(f"evaluating {len(frame):,} rows ...")
     values = _evaluate_checked(frame, qrels, measures, args)
@@ -459,13 +459,13 @@ def _write_report(results: _Results, fmt: str) -> None:
     args = results.args
     if fmt == "xlsx" and args.output is None:
         msg = "--format xlsx needs an output file: -o results.xlsx"
-        raise _UsageError(msg)
+        raise UsageError(msg)
     if results.summary.shape[0] < 2:
         msg = (
             f"--format {fmt} writes a comparison report of two or more runs; "
             "for one run use --format table, csv or json"
         )
-        raise _UsageError(msg)
+        raise UsageError(msg)
     metrics = _metrics(results.measures, args.level)
     options = _options(args, results.qrels)
     report = pdireval.report(results.frame, metrics, baseline=args.baseline, **options)

@@ -12,10 +12,14 @@ import numpy as np
 import pandas as pd
 
 from pdireval._core.errors import ParameterError
+from pdireval._core.options import EVALUATION, Evaluation, excluding, takes
+from pdireval.engine.evaluate import per_part
+from pdireval.engine.merge import merge_qrels
 from pdireval.fusion._fuse import require_several
 from pdireval.fusion._runs import Runs, RunsLike, read_runs, run_frame
 from pdireval.fusion.methods import Method, find_method
 from pdireval.fusion.normalization import Norm, apply_norm
+from pdireval.metrics import parse_metrics
 
 __all__ = ["FusionSearch", "optimize_fusion", "weight_grid"]
 
@@ -105,6 +109,7 @@ def _param_grid(method: Method, params: Mapping[str, Sequence[float]] | None) ->
     return grid
 
 
+@takes(excluding(EVALUATION, "qrels", "qrels_columns"))
 def optimize_fusion(
     runs: RunsLike,
     qrels: pd.DataFrame,
@@ -119,6 +124,7 @@ def optimize_fusion(
     depth: int | None = None,
     columns: Any = None,
     qrels_columns: Any = None,
+    **options: Any,
 ) -> FusionSearch:
     """Search the weights and parameters of a fusion method that evaluate best.
 
@@ -132,7 +138,8 @@ def optimize_fusion(
         The fusion method.
     metric : str, default "nDCG@10"
         Any measure :func:`pdireval.evaluate` knows (including user-defined ones); its
-        mean over the judged queries (``trec_eval -c``) is maximised.
+        mean over the queries of the query policy (by default every judged query,
+        ``trec_eval -c``) is maximised.
     norm : str or None, default "min-max"
         Normalisation, as for :func:`pdireval.fuse`.
     step : float, default 0.1
@@ -151,6 +158,9 @@ def optimize_fusion(
         As for :func:`pdireval.fuse`.
     qrels_columns : ColumnMap or dict, optional
         Column roles of ``qrels``.
+    **options
+        The evaluation options of :func:`pdireval.evaluate` (below), with which every
+        configuration is evaluated.
 
     Returns
     -------
@@ -182,6 +192,7 @@ def optimize_fusion(
     >>> dict(found.best), found.score
     ({'weights': {'bm25': 0.0, 'dense': 1.0}}, 1.0)
     """
+    evaluation = Evaluation.from_options(options)  # checked before anything is fused
     chosen = find_method(method)
     read = read_runs(runs, columns, depth)
     require_several(read)
@@ -193,7 +204,9 @@ def optimize_fusion(
         for values in itertools.product(*grid.values())
     ]
     normalised = apply_norm(read, norm)
-    per_query = _per_query(read, normalised, chosen, configs, qrels, metric, columns, qrels_columns)
+    per_query = _per_query(
+        read, normalised, chosen, configs, (qrels, qrels_columns), metric, columns, evaluation
+    )
     means = per_query.mean(axis=1).to_numpy()
     table = pd.DataFrame(
         {
@@ -230,17 +243,17 @@ def _per_query(
     normalised: Runs,
     method: Method,
     configs: list[tuple[Any, dict]],
-    qrels: pd.DataFrame,
+    judgments: tuple[pd.DataFrame, Any],
     metric: str,
     columns: Any,
-    qrels_columns: Any,
+    evaluation: Evaluation,
 ) -> pd.DataFrame:
-    """Per configuration (rows) and judged query (columns), the metric's value.
+    """Per configuration (rows) and query (columns), the metric's value.
 
     Configurations are fused as runs named 0, 1, ... of one frame, evaluated together.
     """
-    from pdireval.api import evaluate, merge_qrels
-
+    qrels, qrels_columns = judgments
+    metrics = parse_metrics(metric)
     per_block = max(_ROWS_AT_A_TIME // max(read.n_pairs, 1), 1)
     pieces = []
     for begin in range(0, len(configs), per_block):
@@ -252,7 +265,7 @@ def _per_query(
             frames.append(run_frame(read, score, number))
         fused = pd.concat(frames, ignore_index=True)
         merged = merge_qrels(fused, qrels, columns=columns, qrels_columns=qrels_columns)
-        values = evaluate(merged, metric, columns=columns)
+        values = per_part(merged, metrics, columns, evaluation)[0]
         pieces.append(values.iloc[:, 0].unstack(level=-1))
     table = pd.concat(pieces)
     return table.reindex(range(len(configs)))

@@ -318,9 +318,11 @@ def _learn_mapfuse(read, rows, hits, n_queries, params, judged) -> float:
     """The run's MAP over the training queries (``trec_eval -c``: a training query the run
     did not answer counts 0).
     """
+    from pdireval._core.options import Evaluation
     from pdireval._core.roles import DEFAULT_COLUMNS
     from pdireval._prepare.merge import merge_resolved
-    from pdireval.api import evaluate
+    from pdireval.engine.evaluate import per_query
+    from pdireval.metrics import AP
 
     frame = pd.DataFrame(
         {
@@ -333,7 +335,7 @@ def _learn_mapfuse(read, rows, hits, n_queries, params, judged) -> float:
     # a run may share no relevant document with the training judgments: AP 0, no error
     resolved = (DEFAULT_COLUMNS.resolve(frame), DEFAULT_COLUMNS.resolve(qrels))
     merged = merge_resolved(frame, qrels, *resolved, check_overlap=False)
-    values = evaluate(merged, "AP")
+    values = per_query(merged, [AP.default], None, Evaluation())
     return float(values["AP"].sum() / n_queries)
 
 

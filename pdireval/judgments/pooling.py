@@ -27,9 +27,10 @@ import pandas as pd
 from pdireval._core.errors import ParameterError, SchemaError
 from pdireval._core.roles import as_column_map
 from pdireval._prepare.arrays import take
-from pdireval._prepare.merge import document_judgments, merge_qrels
+from pdireval._prepare.merge import document_judgments
 from pdireval._prepare.prepare import positions
 from pdireval.engine.evaluate import documents
+from pdireval.engine.merge import merge_qrels
 
 if TYPE_CHECKING:
     from pdireval.typing import ColumnsLike

@@ -27,6 +27,7 @@ from pdireval._core.escape import excel_text
 from pdireval._core.ids import refuse_text_collisions
 from pdireval._core.optional import optional
 from pdireval._core.roles import as_column_map
+from pdireval.io.workbook import Sheet, written
 from pdireval.typing import ColumnsLike
 
 __all__ = ["PLACEHOLDER", "read_judging_sheet", "write_judging_sheet"]
@@ -374,10 +375,8 @@ def _workbook(
     openpyxl = _openpyxl()
     from openpyxl.worksheet.datavalidation import DataValidation
 
-    from pdireval.reports.excel import _Sheet, _written
-
     book = openpyxl.Workbook()
-    sheet = _Sheet(book, _SHEET)
+    sheet = Sheet(book, _SHEET)
     names = [_QUERY, *([_QUERY_TEXT] if show_texts[0] else []), _DOC]
     names += [*([_DOC_TEXT] if show_texts[1] else []), _LABEL]
     sheet.header(names, text_columns=len(names))
@@ -411,8 +410,8 @@ def _workbook(
     ids.append(["labels", " ".join(str(label) for label in allowed) if allowed else ""])
     ids.append([_QUERY, _DOC])
     for row, (query, doc) in enumerate(zip(pairs["query_text"], pairs["doc_text"], strict=True)):
-        _written(ids.cell(row=row + 4, column=1), query)  # text, never a formula
-        _written(ids.cell(row=row + 4, column=2), doc)
+        written(ids.cell(row=row + 4, column=1), query)  # text, never a formula
+        written(ids.cell(row=row + 4, column=2), doc)
     ids.sheet_state = "hidden"
     book.active = 0
     book.save(path)
