@@ -1099,7 +1099,7 @@ def report(
         frame, [*parsed, Latency.default] if timed else parsed, columns, evaluation
     )
     latency = table.pop(Latency.default.label) if timed else None
-    from pdireval.reports.model import build_report  # loaded when first used
+    from pdireval.reports.build import build_report  # loaded when first used
 
     runs = run_order(frame, as_column_map(columns).resolve(frame).run)
     return build_report(

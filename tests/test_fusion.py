@@ -195,7 +195,7 @@ def test_bad_frames_are_refused(runs, change, error, match) -> None:
         ({"method": "rrf", "k": -1}, "k=-1.0 must be in"),
         ({"method": "gmnz"}, "needs the parameter\\(s\\) \\['gamma'\\]"),
         ({"method": "logn_isr", "sigma": 2.0}, "sigma=2.0 must be in"),
-        ({"method": "rrf", "norm": "minmax"}, "unknown normalisation"),
+        ({"method": "rrf", "norm": "minmax"}, "is not a normalisation"),
         ({"method": "rrf", "depth": 0}, "depth=0"),
     ],
 )

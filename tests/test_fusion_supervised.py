@@ -127,7 +127,7 @@ def test_model_is_immutable_and_inspectable() -> None:
         ({"method": "probfuse"}, ParameterError, "n_segments=None"),
         ({"method": "slidefuse", "w": -1}, ParameterError, "w=-1"),
         ({"method": "posfuse", "w": 2}, ParameterError, "takes neither"),
-        ({"method": "combfuse"}, ParameterError, "unknown supervised"),
+        ({"method": "combfuse"}, ParameterError, "is not a supervised fusion method"),
     ],
 )
 def test_fit_refusals(kwargs: dict, error: type, match: str) -> None:

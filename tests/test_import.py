@@ -25,7 +25,7 @@ frame_attrs, series_attrs = set(dir(pd.DataFrame)), set(dir(pd.Series))
 import pdireval, pdireval.api, pdireval.metrics
 facts["after_import"] = loaded()
 parts = ("pdireval.datasets", "pdireval.plotting", "pdireval.reports.model",
-         "pdireval.reports.excel", "pdireval.io.trec", "pdireval.judgments.pooling",
+         "pdireval.reports.formats.excel", "pdireval.io.trec", "pdireval.judgments.pooling",
          "pdireval.stats.reproduction", "pdireval.stats.overlap", "pdireval.stats.correlation",
          "pdireval.dask", "pdireval.stats.risk", "pdireval.stats.tukey", "pdireval.stats.meta",
          "pdireval.stats.qpp", "pdireval.plotting.science")

@@ -413,7 +413,7 @@ def test_figure_script_writes_small_pngs(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     names = sorted(path.name for path in tmp_path.iterdir())
     many = ["per_query_many", "at_k_many", "pr_curve_panels"]
-    assert names == sorted(f"{kind}.png" for kind in [*plotting.PlotAccessor._kinds, *many])
+    assert names == sorted(f"{kind}.png" for kind in [*plotting.KINDS, *many])
     for path in tmp_path.iterdir():
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert path.stat().st_size < 150_000

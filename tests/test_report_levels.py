@@ -12,8 +12,8 @@ from pdireval._core.levels import Levels
 from pdireval._core.options import Evaluation, Significance
 from pdireval.datasets import example
 from pdireval.metrics import parse_metrics
+from pdireval.reports.build import build_report
 from pdireval.reports.levels import MACRO, cell_key
-from pdireval.reports.model import build_report
 from pdireval.stats.comparison import compare_table
 from pdireval.stats.summary import seed_summary
 

@@ -21,13 +21,15 @@ from __future__ import annotations
 
 import contextlib
 import doctest
+import importlib
 import inspect
 import io
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from docutils import nodes
+from docutils.parsers.rst import directives
 from docutils.statemachine import StringList
 from sphinx.application import Sphinx
 from sphinx.util import logging
@@ -224,6 +226,49 @@ class MeasuresDirective(SphinxDirective):
         return container.children
 
 
+# --------------------------------------------------------------------------- named choices
+
+
+class ChoicesDirective(SphinxDirective):
+    """A table of the choices of a registry (``pdireval._core.registry.Registry``): the
+    documentation lists what the code accepts, from the same declarations.
+
+    ``.. pdireval-choices:: pdireval.fusion.methods.METHODS`` with ``:columns:`` a list of
+    ``Header=field`` (``name``, ``aliases``, ``doc`` or ``value.<attribute>``).
+    """
+
+    required_arguments = 1
+    option_spec: ClassVar[dict[str, Any]] = {"columns": directives.unchanged}
+
+    def run(self) -> list[nodes.Node]:
+        module, _, name = self.arguments[0].rpartition(".")
+        registry = getattr(importlib.import_module(module), name)
+        if callable(registry):  # a function that gives the registry (loaded when asked)
+            registry = registry()
+        spec = self.options.get("columns", "name=name, other names=aliases, doc=doc")
+        columns = [part.strip().split("=", 1) for part in spec.split(",")]
+        lines = [".. list-table::", "   :header-rows: 1", ""]
+        rows = [[header for header, _ in columns]]
+        rows += [[_field(e, field) or " " for _, field in columns] for e in registry.entries()]
+        for row in rows:
+            lines += ["   * - " + row[0], *(f"     - {cell}" for cell in row[1:])]
+        container = nodes.section()
+        container.document = self.state.document
+        nested_parse_with_titles(self.state, StringList(lines, "<choices>"), container)
+        return container.children
+
+
+def _field(entry: Any, field: str) -> str:
+    """One cell of a choices table: the entry's name (as code), its aliases, or a field."""
+    if field == "name":
+        return f"``{entry.name}``"
+    if field == "aliases":
+        return ", ".join(f"``{alias}``" for alias in entry.aliases)
+    if field.startswith("value."):
+        return str(getattr(entry.value, field[len("value.") :]) or "")
+    return str(getattr(entry, field) or "")
+
+
 # --------------------------------------------------------------------------- the report
 
 
@@ -266,6 +311,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
 
     BUILTIN[:] = list(REGISTRY)
     app.add_directive("pdireval-measures", MeasuresDirective)
+    app.add_directive("pdireval-choices", ChoicesDirective)
     app.connect("source-read", _check_doctests)
     app.connect("build-finished", _write_report)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

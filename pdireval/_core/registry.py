@@ -10,8 +10,8 @@ Examples
 --------
 >>> colours = Registry("colour", "colour")
 >>> red = colours.add("red", "#f00", aliases=("rouge",), doc="the colour of fire")
->>> colours["ROUGE"], colours.names()
-('#f00', ('red',))
+>>> colours["ROUGE"], colours.names(), list(colours)
+('#f00', ('red',), ['red'])
 >>> colours["rde"]
 Traceback (most recent call last):
 ...
@@ -21,9 +21,9 @@ pdireval.ParameterError: colour='rde' is not a colour; did you mean 'red'? (colo
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pdireval._core.errors import ParameterError
 
@@ -44,8 +44,9 @@ class Entry(Generic[T]):
     doc: str = ""
 
 
-class Registry(Generic[T]):
-    """The named choices of one kind, in the order they were declared.
+class Registry(Mapping[str, T]):
+    """The named choices of one kind, in the order they were declared: a read-only
+    mapping of canonical name to value that also finds aliases, in any case.
 
     Parameters
     ----------
@@ -63,13 +64,14 @@ class Registry(Generic[T]):
 
     def add(self, name: str, value: T, *, aliases: tuple[str, ...] = (), doc: str = "") -> T:
         """Declare ``name`` (and its ``aliases``) for ``value``; returns ``value``."""
-        for spelling in (name, *aliases):
-            key = spelling.lower()
+        for spelling in dict.fromkeys(spelling.lower() for spelling in (name, *aliases)):
+            key = spelling
             if key in self._spellings:
                 msg = f"{self.kind} {spelling!r} is declared twice"
                 raise ParameterError(msg)
             self._spellings[key] = name
-        self._entries[name] = Entry(name, value, tuple(aliases), doc)
+        others = tuple(a for a in dict.fromkeys(aliases) if a.lower() != name.lower())
+        self._entries[name] = Entry(name, value, others, doc)
         return value
 
     def __getitem__(self, name: object) -> T:
@@ -78,8 +80,18 @@ class Registry(Generic[T]):
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and name.strip().lower() in self._spellings
 
-    def __iter__(self) -> Iterator[Entry[T]]:
-        return iter(self._entries.values())
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def get(self, name: object, default: Any = None) -> Any:
+        """The value of ``name`` (any case, or an alias), else ``default``."""
+        if name in self:
+            return self._entries[self._spellings[str(name).strip().lower()]].value
+        return default
+
+    def entries(self) -> list[Entry[T]]:
+        """The declarations, in their declared order."""
+        return list(self._entries.values())
 
     def __len__(self) -> int:
         return len(self._entries)

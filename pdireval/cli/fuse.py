@@ -26,20 +26,20 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
+    from pdireval.fusion.methods import METHODS
+    from pdireval.fusion.normalization import NORMS
+
     parser = _Parser(
         prog="pdireval fuse",
         description="Fuse TREC run files into one run (written to standard output).",
-        epilog="Methods: CombSUM, CombMNZ, CombANZ, CombGMNZ, CombMAX, CombMIN, CombMED, "
-        "RRF, RBC, ISR, log_ISR, logN_ISR, BordaFuse, wBordaFuse, Condorcet, wCondorcet, "
-        "Mixed, WSum, WMNZ (any case; ranx's names work too).",
+        epilog=f"Methods: {', '.join(METHODS)} (any case; ranx's names work too).",
     )
     parser.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files (two or more)")
     parser.add_argument("-m", "--method", default="wsum", help="fusion method (default wsum)")
     parser.add_argument(
         "--norm",
         default="min-max",
-        help="score normalisation: min-max (default), max, sum, zmuv, rank, borda, "
-        "min-max-inverted, or none",
+        help=f"score normalisation: {', '.join(NORMS)}, or none (default min-max)",
     )
     parser.add_argument("--weights", help="one weight per run, comma-separated: 1,0.5")
     parser.add_argument("--depth", type=int, help="fuse only the top DEPTH of each ranking")

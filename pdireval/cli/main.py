@@ -3,7 +3,7 @@
 Usage::
 
     pdireval QRELS RUN [RUN ...] [-m MEASURE ...] [-q] [-c] [-n] [-l LEVEL] [-M DEPTH] [-J]
-             [--format trec|table|csv|json|markdown|latex|xlsx] [-o FILE] [--baseline RUN]
+             [--format FORMAT] [-o FILE] [--baseline RUN]
              [--load MODULE]   # e.g. a file declaring metrics with pdireval.metrics.define
     pdireval demo        # evaluate and compare the built-in example collection
     pdireval demo --write DIR [--force]  # write it as TREC files (qrels.txt, strong.txt, ...)
@@ -31,6 +31,7 @@ import contextlib
 import importlib
 import importlib.util
 import os
+import pkgutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -44,8 +45,6 @@ from pdireval._core.version import __version__
 from pdireval.cli.files import InputError, UsageError
 
 __all__ = ["main"]
-
-_FORMATS = ("trec", "table", "csv", "json", "markdown", "latex", "xlsx")
 
 
 def demo(output=None) -> int:
@@ -187,8 +186,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--format",
-        choices=_FORMATS,
-        help="output format (default: trec for one run, table for several)",
+        metavar="FORMAT",
+        help=(
+            "output format: trec (trec_eval's lines), table, or "
+            f"{', '.join(_format_names())} (excel also as xlsx; default: trec for one "
+            "run, table for several)"
+        ),
     )
     parser.add_argument("-o", dest="output", metavar="FILE", help="write to FILE")
     parser.add_argument("--baseline", metavar="RUN", help="compare every run with this run tag")
@@ -202,6 +205,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"pdireval {__version__}")
     return parser
+
+
+def _format_names() -> list[str]:
+    """The output formats, named by their modules, without importing them (``--help``
+    answers at once).
+    """
+    spec = importlib.util.find_spec("pdireval.reports")
+    folders = [] if spec is None else list(spec.submodule_search_locations or [])
+    found = pkgutil.iter_modules([str(Path(folder) / "formats") for folder in folders])
+    return sorted(module.name for module in found if module.name != "text")
 
 
 def _load_modules(names: Sequence[str]) -> None:

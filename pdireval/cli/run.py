@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 import pdireval
-from pdireval._core.errors import SchemaError
+from pdireval._core.errors import ParameterError, SchemaError
 from pdireval.cli.files import USAGE, InputError, UsageError, read_trec_file
 from pdireval.cli.measures import (
     _COMPACT,
@@ -31,6 +31,8 @@ from pdireval.cli.measures import (
 from pdireval.engine.merge import merge_qrels
 from pdireval.io.trec import _run_lines, read_qrels, read_run
 from pdireval.metrics import parse_metric
+from pdireval.reports.formats import Format, formats
+from pdireval.reports.formats.json import records
 
 if TYPE_CHECKING:
     from pdireval.reports.model import Report
@@ -381,7 +383,7 @@ def run_eval(args: argparse.Namespace) -> int:
         # the qrels, whatever -l, -M and -J say
         summary["num_rel"] = int((qrels["rel"].to_numpy() > 0).sum())
     results = _Results(args, frame, qrels, measures, values, summary, retrieved)
-    _WRITERS.get(fmt, _write_report)(results, fmt)
+    _WRITERS.get(fmt, _write_format)(results, fmt)
     return 0
 
 
@@ -407,81 +409,67 @@ def _write_trec(results: _Results, fmt: str) -> None:
 def _write_table(results: _Results, fmt: str) -> None:
     """A plain-text table; with a baseline, the paper table and the comparisons."""
     args = results.args
-    text = results.table().to_string(float_format=lambda v: f"{v:.4f}") + "\n"
+    text = formats()["text"].table(results.table())  # type: ignore[misc]
     if args.baseline is not None:  # the paper table with its marks, then the comparisons
         summary_text = "" if not args.per_query else text + "\n"
         text = summary_text + _comparison_text(results, args)
     _write(text, args.output)
 
 
-def _write_csv(results: _Results, fmt: str) -> None:
-    """The table as CSV, or with a baseline the comparisons."""
+def _write_tabular(results: _Results, declared: Format) -> None:
+    """The table in a tabular format (CSV, JSON); with a baseline, the comparisons too."""
     args = results.args
-    if args.baseline is not None:
-        text = _comparison(results, args).to_csv(index=False, float_format=_shortest)
-    else:
-        text = results.table().to_csv(float_format=_shortest)
-    _write(text, args.output)
+    assert declared.table is not None  # a tabular format writes tables
+    if declared.name == "json":  # one object: the table, then the comparison
+        payload: dict[str, object] = {
+            "summary" if not args.per_query else "per_query": records(results.table())
+        }
+        if args.baseline is not None:
+            payload["comparison"] = records(_comparison(results, args).reset_index(drop=True))
+        _write(json.dumps(payload, indent=2, allow_nan=False) + "\n", args.output)
+        return
+    table = results.table() if args.baseline is None else _comparison(results, args)
+    _write(declared.table(table), args.output)
 
 
-def _shortest(value: object) -> str:
-    """A number as the shortest text that reads back as it (pandas 2 writes CSV with
-    17 significant digits).
-    """
-    return repr(float(cast("float", value)))
-
-
-def _write_json(results: _Results, fmt: str) -> None:
-    """The table as JSON records, with the comparisons when a baseline is named."""
+def _write_report(results: _Results, declared: Format) -> None:
+    """The comparison report of two or more runs, in a format that renders reports."""
     args = results.args
-    payload = {"summary" if not args.per_query else "per_query": _records(results.table())}
-    if args.baseline is not None:
-        payload["comparison"] = _records(_comparison(results, args).reset_index(drop=True))
-    _write(json.dumps(payload, indent=2, allow_nan=False) + "\n", args.output)
-
-
-def _records(table: pd.DataFrame) -> list[dict]:
-    """A table's rows as JSON objects: each number in full (its shortest round-trip text),
-    a missing value as null.
-    """
-    frame = table.reset_index() if table.index.name or table.index.nlevels > 1 else table
-    rows = frame.astype(object).where(frame.notna(), None).to_dict(orient="records")
-    return [{str(key): _plain(value) for key, value in row.items()} for row in rows]
-
-
-def _plain(value: object) -> object:
-    """A numpy scalar as the Python value JSON writes."""
-    return value.item() if isinstance(value, np.generic) else value
-
-
-def _write_report(results: _Results, fmt: str) -> None:
-    """The comparison report of two or more runs: Markdown, LaTeX or an Excel workbook."""
-    args = results.args
-    if fmt == "xlsx" and args.output is None:
-        msg = "--format xlsx needs an output file: -o results.xlsx"
+    if declared.render is None and args.output is None:
+        msg = f"--format {declared.name} needs an output file: -o results{declared.suffix}"
         raise UsageError(msg)
     if results.summary.shape[0] < 2:
         msg = (
-            f"--format {fmt} writes a comparison report of two or more runs; "
+            f"--format {declared.name} writes a comparison report of two or more runs; "
             "for one run use --format table, csv or json"
         )
         raise UsageError(msg)
     metrics = _metrics(results.measures, args.level)
     options = _options(args, results.qrels)
     report = pdireval.report(results.frame, metrics, baseline=args.baseline, **options)
-    if fmt == "markdown":
-        _write(report.to_markdown() + "\n", args.output)
-    elif fmt == "latex":
-        _write(report.to_latex() + "\n", args.output)
+    if declared.render is not None:
+        _write(declared.render(report) + "\n", args.output)
     else:
-        report.to_excel(args.output)
+        report.write(declared.name, args.output)
+
+
+def _write_format(results: _Results, fmt: str) -> None:
+    """``--format`` of an output format: tables in a tabular one, else the report."""
+    try:
+        declared = formats().entry(fmt).value
+    except ParameterError as error:
+        msg = f"--format: {error}"
+        raise UsageError(msg) from None
+    if declared.tabular:
+        _write_tabular(results, declared)
+    else:
+        _write_report(results, declared)
 
 
 _WRITERS: dict[str, Callable[[_Results, str], None]] = {
     "trec": _write_trec,
     "table": _write_table,
-    "csv": _write_csv,
-    "json": _write_json,
+    "text": _write_table,
 }
 
 

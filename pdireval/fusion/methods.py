@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from pdireval._core.errors import ParameterError
+from pdireval._core.registry import Registry
 from pdireval.fusion._runs import Runs, ranking_positions
 
 __all__ = ["METHODS", "Method", "find_method"]
@@ -35,6 +36,8 @@ class Method:
     params: Mapping[str, Any] = field(default_factory=dict)
     weighted: bool = False
     doc: str = ""
+    formula: str = ""  # the fused score, as the documentation writes it (reST)
+    cite: str = ""  # the reference, a citation of the documentation (reST)
 
     def parameters(self, given: Mapping[str, Any]) -> dict[str, float]:
         """The method's parameters: the defaults updated with ``given``, checked."""
@@ -203,44 +206,139 @@ def _wmnz(runs: Runs, weights: np.ndarray) -> np.ndarray:
 
 
 _ALL = (
-    Method("CombSUM", _comb_sum, ("sum", "comb_sum"), doc="sum of the scores"),
-    Method("CombMNZ", _comb_mnz, ("mnz", "comb_mnz"), doc="sum times number of runs"),
-    Method("CombANZ", _comb_anz, ("anz", "comb_anz"), doc="sum over number of runs"),
+    Method(
+        "CombSUM",
+        _comb_sum,
+        ("sum", "comb_sum"),
+        formula="``Σ s_r``",
+        cite="[Fox1993]_",
+        doc="sum of the scores",
+    ),
+    Method(
+        "CombMNZ",
+        _comb_mnz,
+        ("mnz", "comb_mnz"),
+        formula="``m Σ s_r``",
+        cite="[Fox1993]_",
+        doc="sum times number of runs",
+    ),
+    Method(
+        "CombANZ",
+        _comb_anz,
+        ("anz", "comb_anz"),
+        formula="``Σ s_r / m``",
+        cite="[Fox1993]_",
+        doc="sum over number of runs",
+    ),
     Method(
         "CombGMNZ",
         _comb_gmnz,
         ("gmnz", "comb_gmnz"),
         {"gamma": REQUIRED},
+        formula="``m^gamma Σ s_r`` (``gamma`` required)",
+        cite="[Lee1997]_",
         doc="sum times number of runs to the power gamma",
     ),
-    Method("CombMAX", _comb_max, ("max", "comb_max"), doc="highest score"),
-    Method("CombMIN", _comb_min, ("min", "comb_min"), doc="lowest score"),
-    Method("CombMED", _comb_med, ("med", "comb_med"), doc="median score"),
-    Method("RRF", _rrf, ("reciprocal_rank_fusion",), {"k": 60}, doc="sum of 1 / (k + rank)"),
-    Method("RBC", _rbc, ("rank_biased_centroid",), {"phi": REQUIRED}, doc="sum of (1-phi) phi^i"),
-    Method("ISR", _isr, (), doc="sum of 1 / rank^2 times number of runs"),
-    Method("log_ISR", _log_isr, (), doc="sum of 1 / rank^2 times log(number of runs)"),
+    Method(
+        "CombMAX",
+        _comb_max,
+        ("max", "comb_max"),
+        formula="``max s_r``",
+        cite="[Fox1993]_",
+        doc="highest score",
+    ),
+    Method(
+        "CombMIN",
+        _comb_min,
+        ("min", "comb_min"),
+        formula="``min s_r``",
+        cite="[Fox1993]_",
+        doc="lowest score",
+    ),
+    Method(
+        "CombMED",
+        _comb_med,
+        ("med", "comb_med"),
+        formula="``median s_r``",
+        cite="[Fox1993]_",
+        doc="median score",
+    ),
+    Method(
+        "RRF",
+        _rrf,
+        ("reciprocal_rank_fusion",),
+        {"k": 60},
+        formula="``Σ 1 / (k + p_r)``, ``k=60``",
+        cite="[Cormack2009]_",
+        doc="sum of 1 / (k + rank)",
+    ),
+    Method(
+        "RBC",
+        _rbc,
+        ("rank_biased_centroid",),
+        {"phi": REQUIRED},
+        formula="``Σ (1 - phi) phi^(p_r - 1)`` (``phi`` required)",
+        cite="[Bailey2017]_",
+        doc="sum of (1-phi) phi^i",
+    ),
+    Method(
+        "ISR",
+        _isr,
+        (),
+        formula="``m Σ 1 / p_r²``",
+        cite="[Mourao2015]_",
+        doc="sum of 1 / rank^2 times number of runs",
+    ),
+    Method(
+        "log_ISR",
+        _log_isr,
+        (),
+        formula="``log(m) Σ 1 / p_r²``",
+        cite="[Mourao2015]_",
+        doc="sum of 1 / rank^2 times log(number of runs)",
+    ),
     Method(
         "logN_ISR",
         _logn_isr,
         (),
         {"sigma": 0.01},
+        formula="``log(m + sigma) Σ 1 / p_r²``, ``sigma=0.01``",
+        cite="[Mourao2015]_",
         doc="sum of 1 / rank^2 times log(number of runs + sigma)",
     ),
-    Method("BordaFuse", _borda_points, (), doc="Borda count"),
+    Method(
+        "BordaFuse",
+        _borda_points,
+        (),
+        formula="Borda count: ``c - p_r + 1`` points from each run that retrieved it, "
+        "``(c - n_r + 1) / 2`` from each that did not",
+        cite="[Aslam2001]_",
+        doc="Borda count",
+    ),
     Method(
         "wBordaFuse",
         _borda_points,
         ("w_bordafuse", "weighted_bordafuse"),
         weighted=True,
+        formula="the same, each run's points times ``w_r``",
+        cite="[Aslam2001]_",
         doc="weighted Borda count",
     ),
-    Method("Condorcet", _condorcet, (), doc="pairwise majority order"),
+    Method(
+        "Condorcet",
+        _condorcet,
+        (),
+        formula="pairwise majorities (below); score ``c - i``",
+        cite="[Montague2002]_",
+        doc="pairwise majority order",
+    ),
     Method(
         "wCondorcet",
         _condorcet,
         ("w_condorcet", "weighted_condorcet"),
         weighted=True,
+        formula="the same with weighted votes",
+        cite="[Montague2002]_",
         doc="weighted pairwise majority order",
     ),
     Method(
@@ -248,30 +346,36 @@ _ALL = (
         _mixed,
         (),
         weighted=True,
+        formula="``sqrt(m) Σ w_r s_r``",
+        cite="[Wu2002]_",
         doc="weighted sum times square root of number of runs",
     ),
-    Method("WSum", _wsum, ("weighted_sum",), weighted=True, doc="weighted sum of the scores"),
-    Method("WMNZ", _wmnz, (), weighted=True, doc="sum times the weights of the runs"),
+    Method(
+        "WSum",
+        _wsum,
+        ("weighted_sum",),
+        weighted=True,
+        formula="``Σ w_r s_r`` (the default method)",
+        cite="[Wu2002]_",
+        doc="weighted sum of the scores",
+    ),
+    Method(
+        "WMNZ",
+        _wmnz,
+        (),
+        weighted=True,
+        formula="``(Σ s_r) (Σ w_r)``",
+        cite="[Wu2002]_",
+        doc="sum times the weights of the runs",
+    ),
 )
 
-#: canonical name -> method
-METHODS: dict[str, Method] = {method.name: method for method in _ALL}
-
-_BY_NAME: dict[str, Method] = {}
+#: The fusion methods by canonical name (any case, and their aliases, find them).
+METHODS: Registry[Method] = Registry("fusion method", "method")
 for _method in _ALL:
-    for _alias in (_method.name, *_method.aliases):
-        _BY_NAME[_alias.lower()] = _method
+    METHODS.add(_method.name, _method, aliases=_method.aliases, doc=_method.doc)
 
 
 def find_method(method: str | Method) -> Method:
     """The method called ``method`` (any case; ranx's names too)."""
-    if isinstance(method, Method):
-        return method
-    if isinstance(method, str) and method.strip().lower() in _BY_NAME:
-        return _BY_NAME[method.strip().lower()]
-    import difflib
-
-    close = difflib.get_close_matches(str(method).lower(), list(_BY_NAME), n=1)
-    hint = f"; did you mean {_BY_NAME[close[0]].name!r}?" if close else ""
-    msg = f"unknown fusion method {method!r}{hint} (methods: {sorted(METHODS)})"
-    raise ParameterError(msg)
+    return method if isinstance(method, Method) else METHODS[method]

@@ -16,7 +16,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from pdireval._core.errors import ParameterError
+from pdireval._core.registry import Registry
 from pdireval.fusion._runs import Runs, RunsLike, read_runs
 
 __all__ = ["NORMS", "Norm", "apply_norm", "normalize"]
@@ -118,28 +118,31 @@ def _borda(runs: Runs) -> Runs:
     )
 
 
-#: name -> function from runs to runs with normalised scores (and positions)
-NORMS: dict[str, Callable[[Runs], Runs]] = {
-    "min-max": _min_max,
-    "max": _max,
-    "sum": _sum,
-    "zmuv": _zmuv,
-    "rank": _rank,
-    "borda": _borda,
-    "min-max-inverted": _min_max_inverted,
-}
+#: The score normalisations: name -> function from runs to runs with normalised scores
+#: (and positions); ``min_max`` and ``min-max`` are one.
+NORMS: Registry[Callable[[Runs], Runs]] = Registry("normalisation", "norm")
+for _name, _function, _doc in (
+    ("min-max", _min_max, "``(x - min) / (max - min)``"),
+    ("max", _max, "``x / max``"),
+    ("sum", _sum, "``(x - min) / (sum - n min)`` [Montague2001]_"),
+    ("zmuv", _zmuv, "``(x - mean) / std``, population standard deviation [Montague2001]_"),
+    ("rank", _rank, "``1 - i / n``"),
+    (
+        "borda",
+        _borda,
+        "``1 - i / c`` retrieved; ``(c - n + 1) / (2c)`` for every candidate the run did "
+        "not retrieve [Renda2003]_",
+    ),
+    ("min-max-inverted", _min_max_inverted, "``(max - x) / (max - min)``, for distances"),
+):
+    NORMS.add(_name, _function, aliases=(_name.replace("-", "_"),), doc=_doc)
 
 
 def norm_name(norm: str | None) -> str | None:
     """The canonical name of ``norm`` (``min_max`` and ``min-max`` are one), or None."""
     if norm is None:
         return None
-    if isinstance(norm, str):
-        name = norm.strip().lower().replace("_", "-")
-        if name in NORMS:
-            return name
-    msg = f"unknown normalisation {norm!r}; choose one of {sorted(NORMS)} or None"
-    raise ParameterError(msg)
+    return NORMS.canonical(norm)
 
 
 def apply_norm(runs: Runs, norm: str | None) -> Runs:

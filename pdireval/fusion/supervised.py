@@ -17,22 +17,26 @@ import numpy as np
 import pandas as pd
 
 from pdireval._core.errors import ParameterError, SchemaError
+from pdireval._core.registry import Registry
 from pdireval.fusion._fuse import require_several
 from pdireval.fusion._runs import Runs, RunsLike, read_runs, run_frame
 from pdireval.fusion.normalization import Norm, apply_norm, norm_name
 
-__all__ = ["FusionModel", "SupervisedMethod", "fusion_fit"]
+__all__ = ["SUPERVISED", "FusionModel", "SupervisedMethod", "fusion_fit"]
 
 SupervisedMethod = Literal["probfuse", "segfuse", "slidefuse", "bayesfuse", "mapfuse", "posfuse"]
 
-_NAMES = {
-    "probfuse": "ProbFuse",
-    "segfuse": "SegFuse",
-    "slidefuse": "SlideFuse",
-    "bayesfuse": "BayesFuse",
-    "mapfuse": "MAPFuse",
-    "posfuse": "PosFuse",
-}
+#: The supervised methods, by the names :func:`fusion_fit` takes (any case).
+SUPERVISED: Registry[str] = Registry("supervised fusion method", "method")
+for _name, _doc in (
+    ("ProbFuse", "probability of relevance per segment of the ranking (Lillis et al. 2006)"),
+    ("SegFuse", "segments growing in size, normalised scores (Shokouhi 2007)"),
+    ("SlideFuse", "ProbFuse with a sliding window of positions (Lillis et al. 2008)"),
+    ("BayesFuse", "log-odds of relevance per segment (Aslam & Montague 2001)"),
+    ("MAPFuse", "each run weighted by its MAP on the training queries (Lillis et al. 2010)"),
+    ("PosFuse", "probability of relevance at each position (Lillis et al. 2010)"),
+):
+    SUPERVISED.add(_name.lower(), _name, doc=_doc)
 #: SegFuse's segments: ranks [0, 5), [5, 15), [15, 35), ... (0-based), sizes 10 * 2^(k-1) - 5
 _SEGFUSE_BOUNDS = np.array([0] + [10 * 2 ** (k - 1) - 5 for k in range(1, 11)])
 #: BayesFuse's segments of ranks (0-based), and the log-odds of a document not retrieved
@@ -181,11 +185,7 @@ def fusion_fit(
     0    q2  d2    2.0     1  PosFuse
     1    q2  d1    0.0     2  PosFuse
     """
-    key = method.strip().lower() if isinstance(method, str) else method
-    if key not in _NAMES:
-        msg = f"unknown supervised fusion method {method!r}; choose one of {sorted(_NAMES)}"
-        raise ParameterError(msg)
-    name = _NAMES[key]
+    name = SUPERVISED[method]
     params = _params(name, n_segments, w)
     read = read_runs(runs, columns, None)
     require_several(read)

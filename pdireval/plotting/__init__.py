@@ -38,12 +38,12 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
 
-from pdireval._core.errors import ParameterError
+from pdireval._core.registry import Registry
 from pdireval.plotting._curves import at_k, pr_curve
 from pdireval.plotting._look import STYLE
 from pdireval.plotting._queries import MAX_BAR_RUNS, MAX_QUERY_TICKS, distribution, per_query
@@ -63,6 +63,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers only
     from matplotlib.axes import Axes
 
 __all__ = [
+    "KINDS",
     "MAX_BAR_RUNS",
     "MAX_QUERY_TICKS",
     "STYLE",
@@ -83,6 +84,18 @@ __all__ = [
 ]
 
 Kind = Literal["pr_curve", "per_query", "distribution", "at_k", "systems", "tradeoff"]
+
+#: The figures ``df.ireval.plot(kind, ...)`` draws of a long frame, by kind.
+KINDS: Registry[Callable[..., Any]] = Registry("plot kind", "kind")
+for _kind, _function in (
+    ("pr_curve", pr_curve),
+    ("per_query", per_query),
+    ("distribution", distribution),
+    ("at_k", at_k),
+    ("systems", systems),
+    ("tradeoff", tradeoff),
+):
+    KINDS.add(_kind, _function, doc=(_function.__doc__ or "").strip().split("\n")[0])
 
 
 class PlotAccessor:
@@ -110,24 +123,12 @@ class PlotAccessor:
 
     __slots__ = ("_columns", "_obj")
 
-    _kinds: tuple[str, ...] = (
-        "pr_curve",
-        "per_query",
-        "distribution",
-        "at_k",
-        "systems",
-        "tradeoff",
-    )
-
     def __init__(self, obj: pd.DataFrame, columns: Columns = None) -> None:
         self._obj, self._columns = obj, columns
 
     def __call__(self, kind: Kind, *args: Any, **kwargs: Any) -> Axes:
         """Draw the figure named by ``kind`` (one of the method names)."""
-        if kind not in self._kinds:
-            msg = f"kind={kind!r} is not a pdireval plot; use one of {list(self._kinds)}"
-            raise ParameterError(msg)
-        return getattr(self, kind)(*args, **kwargs)
+        return getattr(self, KINDS.canonical(kind))(*args, **kwargs)
 
     def pr_curve(self, points: int = 11, per_query: bool = False, **kwargs: Any) -> Axes:
         """Averaged interpolated precision-recall curves; see :func:`pdireval.plotting.pr_curve`."""

@@ -6,6 +6,7 @@ Rule: imports ``pdireval.stats``, ``pdireval.io`` and the layers below them only
 
 from __future__ import annotations
 
-from pdireval.reports.model import Report, build_report
+from pdireval.reports.build import build_report
+from pdireval.reports.model import Report
 
 __all__ = ["Report", "build_report"]

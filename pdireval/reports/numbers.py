@@ -20,6 +20,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from pdireval.stats.significance import CORRECTIONS, TESTS
+
 __all__ = [
     "BETTER",
     "WORSE",
@@ -33,19 +35,17 @@ __all__ = [
 
 BETTER, WORSE = "▲", "▼"
 
-TESTS = {
-    "t": "paired t-test",
-    "wilcoxon": "Wilcoxon signed-rank test",
-    "sign": "sign test",
-    "permutation": "paired randomisation test",
-    "bootstrap": "paired bootstrap test",
-}
-CORRECTIONS = {
-    "holm": "Holm's correction",
-    "bonferroni": "Bonferroni correction",
-    "fdr_bh": "Benjamini-Hochberg correction",
-    None: "no correction",
-}
+
+def _test_name(test: str) -> str:
+    """The test as a reader names it (``paired t-test``)."""
+    return TESTS.entry(test).doc if test in TESTS else test
+
+
+def _correction_name(correction: str | None) -> str:
+    """The correction as a reader names it (``Holm's correction``)."""
+    if correction is None:
+        return "no correction"
+    return CORRECTIONS.entry(correction).doc if correction in CORRECTIONS else correction
 
 
 def _missing(value: Any) -> bool:
@@ -194,8 +194,8 @@ class Marks:
                 f"{_letters(i)} = {name(base)}" for i, base in enumerate(self.baselines)
             )
             against = f"than baseline a, b, ... ({named})"
-        test = TESTS.get(self.test, self.test)
-        correction = CORRECTIONS.get(self.correction, "no correction")
+        test = _test_name(self.test)
+        correction = _correction_name(self.correction)
         plural = "s" if self.n_comparisons != 1 else ""
         better, worse, alpha = symbols
         return (
@@ -227,13 +227,13 @@ def interval_note(test: str, correction: str | None, alpha: float, n_comparisons
         plural = "s" if n_comparisons != 1 else ""
         return (
             f"{text}, for each comparison on its own (not adjusted for multiple comparisons); "
-            f"the marks use p-values after {CORRECTIONS.get(correction, correction)} over "
+            f"the marks use p-values after {_correction_name(correction)} over "
             f"{n_comparisons} comparison{plural}, so an interval can exclude 0 where no mark "
             "is shown."
         )
     if test != "t":
         return (
-            f"{text}; the marks come from the {TESTS.get(test, test)}, which does not test the "
+            f"{text}; the marks come from the {_test_name(test)}, which does not test the "
             "mean, so an interval and a mark can disagree."
         )
     return text + "."

@@ -8,12 +8,14 @@ imported only inside the functions that need it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from pdireval._core.optional import optional
 from pdireval._core.options import Significance
+from pdireval._core.registry import Registry
 
 __all__ = [
     "adjust_pvalues",
@@ -35,29 +37,43 @@ def scipy_stats() -> Any:
     return optional("scipy.stats", purpose="significance tests and t intervals")
 
 
+def _bonferroni(ordered: np.ndarray, m: int) -> np.ndarray:
+    return np.minimum(1.0, ordered * m)
+
+
+def _holm(ordered: np.ndarray, m: int) -> np.ndarray:
+    i = np.arange(1, m + 1)
+    return np.minimum(1.0, np.maximum.accumulate((m - i + 1) * ordered))
+
+
+def _fdr_bh(ordered: np.ndarray, m: int) -> np.ndarray:
+    i = np.arange(1, m + 1)
+    return np.minimum(1.0, np.minimum.accumulate((m / i * ordered)[::-1])[::-1])
+
+
+#: The multiple-comparison corrections: each adjusts the sorted p-values of m tests.
+CORRECTIONS: Registry[Callable[[np.ndarray, int], np.ndarray]] = Registry(
+    "correction", "correction"
+)
+CORRECTIONS.add("holm", _holm, doc="Holm's correction")
+CORRECTIONS.add("bonferroni", _bonferroni, doc="Bonferroni correction")
+CORRECTIONS.add("fdr_bh", _fdr_bh, doc="Benjamini-Hochberg correction")
+
+
 def adjust_pvalues(p_values: np.ndarray, correction: str | None) -> np.ndarray:
     """Adjust p-values for multiple comparisons (NaN values are kept and not counted)."""
     raw = np.asarray(p_values, dtype=np.float64)
     out = raw.copy()
     if correction is None:
         return out
+    adjust = CORRECTIONS[correction]
     finite = ~np.isnan(raw)
     p = raw[finite]
-    m = p.size
-    if m == 0:
+    if p.size == 0:
         return out
-    if correction == "bonferroni":
-        adjusted = np.minimum(1.0, p * m)
-    else:
-        order = np.argsort(p, kind="stable")
-        ordered = p[order]
-        i = np.arange(1, m + 1)
-        if correction == "holm":
-            steps = np.maximum.accumulate((m - i + 1) * ordered)
-        else:  # fdr_bh
-            steps = np.minimum.accumulate((m / i * ordered)[::-1])[::-1]
-        adjusted = np.empty(m)
-        adjusted[order] = np.minimum(1.0, steps)
+    order = np.argsort(p, kind="stable")
+    adjusted = np.empty(p.size)
+    adjusted[order] = adjust(p[order], p.size)
     out[finite] = np.maximum(adjusted, p)
     return out
 
@@ -149,6 +165,92 @@ def t_interval(values: np.ndarray, level: float) -> tuple[float, float]:
     return float(mean - half), float(mean + half)
 
 
+@dataclass(frozen=True)
+class _Paired:
+    """What a test reads: the per-query differences (k x n; with seeds, ``cube`` k x n x
+    s), their means, standard deviations, wins and losses, and the settings.
+    """
+
+    diffs: np.ndarray
+    cube: np.ndarray | None
+    delta: np.ndarray
+    sd: np.ndarray
+    wins: np.ndarray
+    losses: np.ndarray
+    significance: Significance
+
+    @property
+    def n(self) -> int:
+        return int(self.diffs.shape[1])
+
+    def bootstrap_means(self) -> np.ndarray:
+        """The bootstrap distribution of each comparison's mean difference (k x B)."""
+        settings = self.significance
+        if self.cube is None:
+            return bootstrap_statistic(self.diffs, _row_mean, settings.n_resamples, settings.seed)
+        return two_way_bootstrap_means(self.cube, settings.n_resamples, settings.seed)
+
+
+def _t_test(paired: _Paired, stats: Any) -> np.ndarray:
+    n, k = paired.n, len(paired.delta)
+    if n < 2:
+        return np.full(k, np.nan)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t_stat = paired.delta / (paired.sd / np.sqrt(n))
+    p = 2 * stats.t.sf(np.abs(t_stat), n - 1)
+    return np.where((paired.sd == 0) & (paired.wins + paired.losses > 0), 0.0, p)
+
+
+def _wilcoxon(paired: _Paired, stats: Any) -> np.ndarray:
+    return np.array(
+        [
+            np.nan if paired.n == 0 else stats.wilcoxon(row).pvalue if row.any() else 1.0
+            for row in paired.diffs
+        ]
+    )
+
+
+def _sign(paired: _Paired, stats: Any) -> np.ndarray:
+    smaller = np.minimum(paired.wins, paired.losses)
+    return np.minimum(1.0, 2 * stats.binom.cdf(smaller, paired.wins + paired.losses, 0.5))
+
+
+def _permutation(paired: _Paired, stats: Any) -> np.ndarray:
+    if not paired.n:
+        return np.full(len(paired.delta), np.nan)
+    settings = paired.significance
+    return _permutation_pvalues(paired.diffs, settings.n_resamples, settings.seed)
+
+
+def _bootstrap(paired: _Paired, stats: Any) -> np.ndarray:
+    means = paired.bootstrap_means()
+    observed = np.abs(paired.delta)[:, None]
+    shifted = np.abs(means - paired.delta[:, None])
+    count = (shifted >= observed - 1e-9 * np.maximum(1.0, observed)).sum(axis=1)
+    return np.asarray((count + 1) / (paired.significance.n_resamples + 1))
+
+
+#: The paired tests: each gives the two-sided p-value of every comparison.
+TESTS: Registry[Callable[[_Paired, Any], np.ndarray]] = Registry("paired test", "test")
+TESTS.add("t", _t_test, doc="paired t-test")
+TESTS.add("wilcoxon", _wilcoxon, doc="Wilcoxon signed-rank test")
+TESTS.add("sign", _sign, doc="sign test")
+TESTS.add("permutation", _permutation, doc="paired randomisation test")
+TESTS.add("bootstrap", _bootstrap, doc="paired bootstrap test")
+
+
+def _interval(paired: _Paired, stats: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The interval of each mean difference: the bootstrap's percentiles, else Student's t."""
+    alpha, n, k = paired.significance.alpha, paired.n, len(paired.delta)
+    if paired.significance.test == "bootstrap":
+        low, high = np.quantile(paired.bootstrap_means(), [alpha / 2, 1 - alpha / 2], axis=1)
+        return low, high
+    if n < 2:
+        return np.full(k, np.nan), np.full(k, np.nan)
+    half = stats.t.ppf(1 - alpha / 2, n - 1) * paired.sd / np.sqrt(n)
+    return paired.delta - half, paired.delta + half
+
+
 def paired_statistics(
     runs: np.ndarray, baselines: np.ndarray, significance: Significance
 ) -> dict[str, np.ndarray]:
@@ -163,8 +265,6 @@ def paired_statistics(
     the effect size and wins/ties/losses use the per-query differences averaged over
     the seeds.
     """
-    test, alpha = significance.test, significance.alpha
-    n_resamples, seed = significance.n_resamples, significance.seed
     stats = scipy_stats()
     cube = None
     if runs.ndim == 3:
@@ -174,56 +274,27 @@ def paired_statistics(
     diffs = runs - baselines
     diffs[np.abs(diffs) <= TIE_TOLERANCE] = 0.0
     k, n = diffs.shape
-    delta = diffs.mean(axis=1) if n else np.full(k, np.nan)
-    sd = diffs.std(axis=1, ddof=1) if n > 1 else np.full(k, np.nan)
-    wins = (diffs > 0).sum(axis=1)
-    losses = (diffs < 0).sum(axis=1)
-    identical = (wins + losses) == 0
-    se = sd / np.sqrt(n) if n else sd
+    paired = _Paired(
+        diffs=diffs,
+        cube=cube,
+        delta=diffs.mean(axis=1) if n else np.full(k, np.nan),
+        sd=diffs.std(axis=1, ddof=1) if n > 1 else np.full(k, np.nan),
+        wins=(diffs > 0).sum(axis=1),
+        losses=(diffs < 0).sum(axis=1),
+        significance=significance,
+    )
+    identical = (paired.wins + paired.losses) == 0
+    p = np.where(identical, 1.0, TESTS[significance.test](paired, stats))
+    low, high = _interval(paired, stats)
     with np.errstate(divide="ignore", invalid="ignore"):
-        effect = np.where(sd > 0, delta / sd, np.nan)
-        t_stat = delta / se
-    level = 1 - alpha
-
-    if test == "t":
-        p = 2 * stats.t.sf(np.abs(t_stat), n - 1) if n > 1 else np.full(k, np.nan)
-        p = np.where((sd == 0) & ~identical, 0.0, p)
-    elif test == "wilcoxon":
-        p = np.array(
-            [
-                np.nan if n == 0 else stats.wilcoxon(row).pvalue if row.any() else 1.0
-                for row in diffs
-            ]
-        )
-    elif test == "sign":
-        p = np.minimum(1.0, 2 * stats.binom.cdf(np.minimum(wins, losses), wins + losses, 0.5))
-    elif test == "permutation":
-        p = _permutation_pvalues(diffs, n_resamples, seed) if n else np.full(k, np.nan)
-    else:  # bootstrap
-        if cube is None:
-            means = bootstrap_statistic(diffs, _row_mean, n_resamples, seed)
-        else:
-            means = two_way_bootstrap_means(cube, n_resamples, seed)
-        observed = np.abs(delta)[:, None]
-        shifted = np.abs(means - delta[:, None])
-        count = (shifted >= observed - 1e-9 * np.maximum(1.0, observed)).sum(axis=1)
-        p = (count + 1) / (n_resamples + 1)
-    p = np.where(identical, 1.0, p)
-
-    if test == "bootstrap":
-        low, high = np.quantile(means, [alpha / 2, 1 - alpha / 2], axis=1)
-    elif n > 1:
-        half = stats.t.ppf(0.5 + level / 2, n - 1) * se
-        low, high = delta - half, delta + half
-    else:
-        low = high = np.full(k, np.nan)
+        effect = np.where(paired.sd > 0, paired.delta / paired.sd, np.nan)
     return {
-        "delta": delta,
+        "delta": paired.delta,
         "ci_low": low,
         "ci_high": high,
         "p_value": p.astype(np.float64),
         "effect_size": effect,
-        "wins": wins,
-        "ties": n - wins - losses,
-        "losses": losses,
+        "wins": paired.wins,
+        "ties": n - paired.wins - paired.losses,
+        "losses": paired.losses,
     }

@@ -16,6 +16,7 @@ import numpy as np
 
 from pdireval.io import workbook
 from pdireval.io.workbook import NAME_WIDTH, Sheet, id_text, letter, plain
+from pdireval.reports.formats import Format
 from pdireval.reports.levels import cell_key, grid_of
 from pdireval.reports.numbers import BETTER, WORSE, best_runs, format_p, p_decimals
 from pdireval.stats.comparison import COMPARISON_COLUMNS
@@ -23,7 +24,7 @@ from pdireval.stats.comparison import COMPARISON_COLUMNS
 if TYPE_CHECKING:  # pragma: no cover
     from pdireval.reports.model import Report
 
-__all__ = ["write_workbook"]
+__all__ = ["FORMAT", "write_workbook"]
 
 GREEN, RED = "D8F0DC", "F9D7D9"
 
@@ -211,3 +212,16 @@ def _per_query(book: Any, report: Report, digits: int) -> None:
             style = signed if column >= first_delta else value
             sheet.cell(row, column, content, format=style, right=True, shown=shown)
     sheet.finish(len(flat), len(names), f"{letter(ids + 1)}2")
+
+
+def _write(report: Report, path: str | Path, *, digits: int = 4, transpose: bool = False) -> Path:
+    return write_workbook(report, Path(path), digits, transpose=transpose)
+
+
+FORMAT = Format(
+    "excel",
+    ".xlsx",
+    "an Excel workbook of the report (numbers stay numbers), for a spreadsheet",
+    write=_write,
+    aliases=("xlsx",),
+)
