@@ -136,8 +136,11 @@ def test_a_figure_of_one_block_refuses_several_in_one_message(frame) -> None:
     from pdireval.plotting.science import risk_plot
 
     both = _collections(frame)
-    with pytest.raises(pdireval.SchemaError, match=r"risk_plot takes one collection at a time"):
+    one = r"has a collection column \('dataset'.*this call evaluates one collection at a time"
+    with pytest.raises(pdireval.SchemaError, match=rf"the frame of risk_plot {one}"):
         risk_plot(both, "AP", baseline="alpha", columns={"collection": "dataset"})
+    with pytest.raises(pdireval.SchemaError, match=rf"the frame {one}"):  # the same message
+        pdireval.pr_curve(both, columns={"collection": "dataset"})
 
 
 # ---------------------------------------------------------------------- judges' conclusions

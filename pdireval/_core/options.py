@@ -34,7 +34,7 @@ import pandas as pd
 
 from pdireval._core.errors import ParameterError, SchemaError
 from pdireval._core.ids import same_kind
-from pdireval._core.roles import as_column_map
+from pdireval._core.roles import ResolvedColumns, as_column_map
 from pdireval.typing import ColumnsLike, Correction, QueryPolicy, Test, TiePolicy
 
 __all__ = [
@@ -394,13 +394,14 @@ def refuse_unknown(options: Mapping[str, Any], known: Sequence[str]) -> None:
 
 @dataclass(frozen=True, slots=True)
 class Qrels:
-    """Judgments given next to a run (``qrels=``): the frame and its column roles;
+    """Judgments given next to a run (``qrels=``): the frame and its column roles
+    (resolved once, when the options are checked);
     ``check_overlap``: refuse a run that shares no query or document with them (a part
     of a call of several is checked with the others, see ``pdireval.engine.parts``).
     """
 
     frame: pd.DataFrame
-    columns: ColumnsLike = None
+    roles: ResolvedColumns
     check_overlap: bool = True
 
 
@@ -556,7 +557,7 @@ def _qrels(frame: Any, columns: Any) -> Qrels | None:
         )
         msg = f"qrels= must be a pandas DataFrame of judgments, got {type(frame).__name__}{hint}"
         raise ParameterError(msg)
-    return Qrels(frame, columns)
+    return Qrels(frame, as_column_map(columns).resolve(frame))
 
 
 # --------------------------------------------------------------------------- the decorator

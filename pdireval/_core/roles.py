@@ -20,6 +20,7 @@ from pdireval._core.errors import SchemaError
 __all__ = [
     "ATTRS_KEY",
     "DEFAULT_COLUMNS",
+    "PART_ROLES",
     "ROLES",
     "SYNONYMS",
     "ColumnMap",
@@ -27,6 +28,8 @@ __all__ = [
     "ResolvedColumns",
     "as_column_map",
     "check_frame",
+    "one_at_a_time",
+    "resolve",
 ]
 
 ROLES = (
@@ -109,6 +112,42 @@ def _plain(value: Any) -> Any:
     if isinstance(value, tuple):
         return [_plain(item) for item in value]
     return value
+
+
+#: The roles whose columns split a frame into parts, in the order of their index levels.
+PART_ROLES = ("judge", "collection", "seed")
+
+
+def one_at_a_time(role: str, column: Any, where: str, values: list | None = None) -> str:
+    """The one message of a call that takes one judge, collection or seed at a time, for
+    a frame with such a column (``where``: which frame; ``values``: those it holds).
+
+    Examples
+    --------
+    >>> print(one_at_a_time("collection", "dataset", "the frame", ["c1", "c2"]))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    the frame has a collection column ('dataset' holding 2: ['c1', 'c2']), and this call
+    evaluates one collection at a time: select one first, e.g. frame[frame['dataset'] ==
+    'c1'], or pass collection=False in columns= when the column means something else
+    """
+    held, example = "", "..."
+    if values:
+        held = f" holding {len(values)}: {values[:5]}{' ...' if len(values) > 5 else ''}"
+        example = repr(values[0])
+    return (
+        f"{where} has a {role} column ({column!r}{held}), and this call "
+        f"evaluates one {role} at a time: select one first, e.g. frame[frame[{column!r}] == "
+        f"{example}], or pass {role}=False in columns= when the column means something else"
+    )
+
+
+def resolve(frame: pd.DataFrame, columns: Any) -> ResolvedColumns:
+    """The roles of ``frame``'s columns (``columns``: a :class:`ColumnMap`, a dict, None,
+    or roles resolved already), found once, at the front door of a call.
+    """
+    if isinstance(columns, ResolvedColumns):
+        return columns
+    return as_column_map(columns).resolve(frame)
 
 
 Column = str | Literal[False] | None
@@ -305,20 +344,18 @@ class ResolvedColumns:
             **{r: (name if name is not None else False) for r, name in self.roles().items()}
         )
 
+    def without_parts(self) -> ResolvedColumns:
+        """These roles with judge, collection and seed switched off (one part of a frame)."""
+        return replace(self, judge=None, collection=None, seed=None)
+
     def refuse_parts(self, where: str) -> None:
         """Refuse a judge, collection or seed column where a call takes one judge,
         collection and seed at a time (``where``: the frame's name in the message).
         """
-        for role in ("judge", "collection", "seed"):
-            name = getattr(self, role)
-            if name is not None:
-                msg = (
-                    f"{where} has a {role} column ({name!r}), and this call evaluates one "
-                    f"{role} at a time: select one first, e.g. frame[frame[{name!r}] == "
-                    f"...], or pass {role}=False in columns= when the column means "
-                    "something else"
-                )
-                raise SchemaError(msg)
+        for role in PART_ROLES:
+            column = getattr(self, role)
+            if column is not None:
+                raise SchemaError(one_at_a_time(role, column, where))
 
     def check_distinct(self, duplicated: list[str]) -> None:
         """Refuse a column playing two roles, or a role played by a duplicated column label."""

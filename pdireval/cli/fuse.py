@@ -65,6 +65,42 @@ def _weights(text: str | None) -> list[float] | None:
         raise UsageError(msg) from None
 
 
+def _refuse_repeated(paths: list[str]) -> None:
+    """Refuse a run file named more than once."""
+    repeated = sorted({path for path in paths if paths.count(path) > 1})
+    if repeated:
+        msg = f"run file(s) given twice: {repeated}; give each run once"
+        raise UsageError(msg)
+
+
+def _method_params(args: argparse.Namespace) -> dict[str, float]:
+    """The method's parameters given on the command line (``--k``, ``--gamma``, ...)."""
+    params = {p: getattr(args, p) for p in ("k", "gamma", "sigma", "phi")}
+    return {name: value for name, value in params.items() if value is not None}
+
+
+def _fuse_files(args: argparse.Namespace) -> None:
+    """Read the run files ``args`` names, fuse them and write the fused run."""
+    _refuse_repeated(args.runs)
+    from pdireval.fusion import fuse
+    from pdireval.io.trec import read_run, write_run
+
+    runs = {
+        path: read_trec_file(path, "run", read_run, FUSE_USAGE).drop(columns="run")
+        for path in args.runs
+    }
+    fused = fuse(
+        runs,
+        args.method,
+        norm=None if args.norm.lower() == "none" else args.norm,
+        weights=_weights(args.weights),
+        depth=args.depth,
+        name=args.name,
+        **_method_params(args),
+    )
+    write_run(fused, args.output if args.output else sys.stdout)
+
+
 def main(argv: list[str]) -> int:
     """Fuse the run files named in ``argv`` (the arguments after ``fuse``); exit status.
 
@@ -90,29 +126,7 @@ def main(argv: list[str]) -> int:
     q1 Q0 d1 2 0.5 RRF
     """
     try:
-        args = _parser().parse_args(argv)
-        repeated = sorted({path for path in args.runs if args.runs.count(path) > 1})
-        if repeated:
-            msg = f"run file(s) given twice: {repeated}; give each run once"
-            raise UsageError(msg)
-        from pdireval.fusion import fuse
-        from pdireval.io.trec import read_run, write_run
-
-        runs = {
-            path: read_trec_file(path, "run", read_run, FUSE_USAGE).drop(columns="run")
-            for path in args.runs
-        }
-        params = {p: getattr(args, p) for p in ("k", "gamma", "sigma", "phi")}
-        fused = fuse(
-            runs,
-            args.method,
-            norm=None if args.norm.lower() == "none" else args.norm,
-            weights=_weights(args.weights),
-            depth=args.depth,
-            name=args.name,
-            **{name: value for name, value in params.items() if value is not None},
-        )
-        write_run(fused, args.output if args.output else sys.stdout)
+        _fuse_files(_parser().parse_args(argv))
         return 0
     except SystemExit as done:  # --help
         return int(done.code or 0)

@@ -121,10 +121,7 @@ def _gains(name: str, params: str) -> dict[int, float]:
 def _trec_measures(name: str, params: str | None) -> list[_Measure]:
     measure = _trec_table()[name]
     order = _ORDER.get(name, len(_ORDER))
-    takes = name == "relstring" or (measure is not None and measure.parameter != "none")
-    if params is not None and not (takes or name in _GAIN_PAIRS):
-        msg = f"trec_eval measure {name!r} takes no parameters (got {name}.{params})"
-        raise MetricError(msg)
+    _refuse_parameters(name, measure, params)
     # trec_eval names a measure of one value or of pairs by the parameters as typed
     printed = name if params is None else f"{name}_{params}"
     if name == "relstring":
@@ -133,9 +130,29 @@ def _trec_measures(name: str, params: str | None) -> list[_Measure]:
     if measure is None:  # runid, num_q: summary lines only
         return [_Measure(name, None, (order, 0), name)]
     if name in _GAIN_PAIRS and params is not None:
-        base = parse_metric(measure.metric_name())
-        metric = base.family(**(base.parameters | {"gain": _gains(name, params)}))
-        return [_Measure(printed, metric, (order, 0), measure.summary, measure.leveled)]
+        return [_gain_measure(measure, params, printed, order)]
+    return _parameter_measures(measure, params, printed, order)
+
+
+def _refuse_parameters(name: str, measure: TrecMeasure | None, params: str | None) -> None:
+    """Refuse parameters given to a trec_eval measure that takes none."""
+    takes = name == "relstring" or (measure is not None and measure.parameter != "none")
+    if params is not None and not (takes or name in _GAIN_PAIRS):
+        msg = f"trec_eval measure {name!r} takes no parameters (got {name}.{params})"
+        raise MetricError(msg)
+
+
+def _gain_measure(measure: TrecMeasure, params: str, printed: str, order: int) -> _Measure:
+    """The measure of ``ndcg.1=1,2=3`` and the like: the metric with those gains."""
+    base = parse_metric(measure.metric_name())
+    metric = base.family(**(base.parameters | {"gain": _gains(measure.name, params)}))
+    return _Measure(printed, metric, (order, 0), measure.summary, measure.leveled)
+
+
+def _parameter_measures(
+    measure: TrecMeasure, params: str | None, printed: str, order: int
+) -> list[_Measure]:
+    """A measure per parameter value (``P.5,10``: P_5 and P_10), or per default one."""
     values: tuple[float | None, ...] = (
         _trec_parameters(measure, params) if params is not None else measure.defaults or (None,)
     )

@@ -30,7 +30,7 @@ from pdireval.cli.measures import (
 )
 from pdireval.engine.merge import merge_qrels
 from pdireval.io.trec import _run_lines, read_qrels, read_run
-from pdireval.metrics import parse_metric
+from pdireval.metrics import Metric, parse_metric
 from pdireval.reports.formats import Format, formats
 from pdireval.reports.formats.json import records
 
@@ -64,21 +64,44 @@ def _evaluate(
     )
     num_ret, num_rel = (values[metric.label].to_numpy() for metric in counts)
     for name, metric in metrics.items():
-        family = metric.family.name
-        if args.judged_only and family in ("IPrec", "iAP"):
-            # trec_eval divides 0 by 0 when -J leaves a query nothing retrieved: its
-            # interpolated precision is NaN at every recall level needing no relevant
-            # document, and so is the 11-point average, whose first level (0.0) needs none
-            level = float(metric.k or 0.0) if family == "IPrec" else 0.0
-            table.loc[(num_ret == 0) & (np.floor(level * num_rel + 0.9) == 0), name] = np.nan
-        if family == "Rndcg" and args.level is not None:
-            # trec_eval's Rndcg ignores -l but for a query with no document at that level
-            table.loc[num_rel == 0, name] = 0.0
+        _as_trec_eval(table, name, metric, num_ret, num_rel, args)
+    _add_relstrings(table, frame, qrels, measures, args)
+    return table
+
+
+def _as_trec_eval(
+    table: pd.DataFrame,
+    name: str,
+    metric: Metric,
+    num_ret: np.ndarray,
+    num_rel: np.ndarray,
+    args: argparse.Namespace,
+) -> None:
+    """Give column ``name`` of ``table`` trec_eval's values where trec_eval's differ."""
+    family = metric.family.name
+    if args.judged_only and family in ("IPrec", "iAP"):
+        # trec_eval divides 0 by 0 when -J leaves a query nothing retrieved: its
+        # interpolated precision is NaN at every recall level needing no relevant
+        # document, and so is the 11-point average, whose first level (0.0) needs none
+        level = float(metric.k or 0.0) if family == "IPrec" else 0.0
+        table.loc[(num_ret == 0) & (np.floor(level * num_rel + 0.9) == 0), name] = np.nan
+    if family == "Rndcg" and args.level is not None:
+        # trec_eval's Rndcg ignores -l but for a query with no document at that level
+        table.loc[num_rel == 0, name] = 0.0
+
+
+def _add_relstrings(
+    table: pd.DataFrame,
+    frame: pd.DataFrame,
+    qrels: pd.DataFrame,
+    measures: list[_Measure],
+    args: argparse.Namespace,
+) -> None:
+    """Add a column to ``table`` per relstring measure, when printed per query."""
     for m in measures:
         if m.summary == "relstring" and args.per_query:
             labelled = merge_qrels(frame, qrels)
             table[m.name] = _relstrings(labelled, m.length, args).reindex(table.index)
-    return table
 
 
 def _evaluate_checked(

@@ -18,7 +18,7 @@ import pandas as pd
 from pdireval._core.errors import MetricError, SchemaError
 from pdireval._core.levels import Levels
 from pdireval._core.options import Evaluation
-from pdireval._core.roles import ResolvedColumns, as_column_map
+from pdireval._core.roles import ResolvedColumns, resolve
 from pdireval._prepare.matching import Matched, join_resolved
 from pdireval._prepare.merge import has_subtopics, merge_subtopics
 from pdireval._prepare.prepare import Prepared, positions, prepare, self_documents
@@ -61,71 +61,80 @@ def documents(
 
 
 def _judged(
-    frame: pd.DataFrame, columns: ColumnsLike, options: Evaluation
+    frame: pd.DataFrame, roles: ResolvedColumns, options: Evaluation
 ) -> tuple[pd.DataFrame, ResolvedColumns, Matched | None]:
     """The frame to evaluate and its column roles, and -- when the options carry qrels --
     the run's judgments, matched without building the merged frame (judgments per
     subtopic are merged into the frame instead).
     """
-    resolved = as_column_map(columns).resolve(frame)
     qrels = options.qrels
     if qrels is None:
-        return frame, resolved, None
-    qrels_cols = as_column_map(qrels.columns).resolve(qrels.frame)
+        return frame, roles, None
     check = qrels.check_overlap
-    if has_subtopics(qrels.frame, qrels_cols):
-        merged = merge_subtopics(frame, qrels.frame, resolved, qrels_cols, check_overlap=check)
-        return merged, as_column_map(columns).resolve(merged), None
+    if has_subtopics(qrels.frame, qrels.roles):
+        merged = merge_subtopics(frame, qrels.frame, roles, qrels.roles, check_overlap=check)
+        labelled = dataclasses.replace(roles, rel=qrels.roles.rel, subtopic=qrels.roles.subtopic)
+        return merged, labelled, None
     joined = join_resolved(
         frame,
         qrels.frame,
-        resolved,
-        qrels_cols,
+        roles,
+        qrels.roles,
         check_overlap=check,
         whole=options.rel_threshold is None,
     )
-    return frame, resolved, joined.matched(qrels.frame, qrels_cols)
+    return frame, roles, joined.matched(qrels.frame, qrels.roles)
 
 
 def prepared(
-    frame: pd.DataFrame, columns: ColumnsLike, options: Evaluation
+    frame: pd.DataFrame, columns: ColumnsLike | ResolvedColumns, options: Evaluation
 ) -> tuple[Prepared, ResolvedColumns]:
-    """Resolve the column roles of ``frame`` and prepare it for the metric kernels."""
-    refuse_parts(frame, columns, options.qrels)
-    frame, original, matched = _judged(frame, columns, options)
+    """Prepare ``frame`` (its roles resolved, or resolved here) for the metric kernels."""
+    roles = resolve(frame, columns)
+    refuse_parts(roles, options.qrels)
+    frame, original, matched = _judged(frame, roles, options)
     frame, resolved, _ = _documents(frame, original)
     return prepare(frame, resolved, options, matched), resolved
 
 
 def per_query(
-    frame: pd.DataFrame, metrics: Sequence[Metric], columns: ColumnsLike, options: Evaluation
+    frame: pd.DataFrame,
+    metrics: Sequence[Metric],
+    columns: ColumnsLike | ResolvedColumns,
+    options: Evaluation,
 ) -> pd.DataFrame:
     """Per-query values of ``metrics``: index query (or (run, query)), one column per label.
 
+    ``columns``: the frame's roles, resolved at the caller's front door (or resolved here).
     A frame with judge, collection or seed columns is refused: see :func:`per_part`.
     """
-    refuse_parts(frame, columns, options.qrels)
-    return _per_query(frame, metrics, columns, options)
+    roles = resolve(frame, columns)
+    refuse_parts(roles, options.qrels)
+    return _per_query(frame, metrics, roles, options)
 
 
 def per_part(
-    frame: pd.DataFrame, metrics: Sequence[Metric], columns: ColumnsLike, options: Evaluation
+    frame: pd.DataFrame,
+    metrics: Sequence[Metric],
+    columns: ColumnsLike | ResolvedColumns,
+    options: Evaluation,
 ) -> tuple[pd.DataFrame, Levels]:
     """Per-query values of ``metrics`` with a level per judge, collection and seed when the
     frame (or its judgments) has those columns, and which level is which.
     """
-    if has_parts(frame, columns, options.qrels):
+    roles = resolve(frame, columns)
+    if has_parts(roles, options.qrels):
         return evaluate_parts(
-            frame, columns, options, lambda part, roles, how: _per_query(part, metrics, roles, how)
+            frame, roles, options, lambda part, plain, how: _per_query(part, metrics, plain, how)
         )
-    table = _per_query(frame, metrics, columns, options)
-    return table, Levels.of(table, as_column_map(columns).resolve(frame).roles())
+    table = _per_query(frame, metrics, roles, options)
+    return table, Levels.of(table, roles.roles())
 
 
 def _per_query(
-    frame: pd.DataFrame, metrics: Sequence[Metric], columns: ColumnsLike, options: Evaluation
+    frame: pd.DataFrame, metrics: Sequence[Metric], roles: ResolvedColumns, options: Evaluation
 ) -> pd.DataFrame:
-    frame, original, matched = _judged(frame, columns, options)
+    frame, original, matched = _judged(frame, roles, options)
     _refuse_missing_roles(metrics, original, frame)
     documents, resolved, subtopics = _documents(frame, original)
     ready = prepare(documents, resolved, options, matched)

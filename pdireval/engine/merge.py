@@ -11,9 +11,9 @@ import pandas as pd
 
 from pdireval._core.errors import SchemaError
 from pdireval._core.options import Qrels, judgments_of
-from pdireval._core.roles import ATTRS_KEY, ColumnMap, MergeRecord, as_column_map
+from pdireval._core.roles import ATTRS_KEY, ColumnMap, MergeRecord, ResolvedColumns, as_column_map
 from pdireval._prepare.merge import has_subtopics, merge_resolved, merge_subtopics
-from pdireval.engine.parts import WITHOUT_PARTS, Part, each_part, has_parts, parts
+from pdireval.engine.parts import Part, each_part, has_parts, parts
 
 __all__ = ["merge_qrels"]
 
@@ -74,33 +74,30 @@ def merge_qrels(
     2    q1   c    NaN     2
     """
     qrels = judgments_of(qrels, qrels_columns)
-    if has_parts(run, columns, Qrels(qrels, qrels_columns)):
-        return _merge_parts(run, qrels, columns, qrels_columns)
-    run_cols = as_column_map(columns).resolve(run)
+    run_cols = as_column_map(columns).resolve(run)  # the roles of both, once
     qrels_cols = as_column_map(qrels_columns).resolve(qrels)
+    judgments = Qrels(qrels, qrels_cols)
+    if has_parts(run_cols, judgments):
+        return _merge_parts(run, judgments, run_cols)
     if has_subtopics(qrels, qrels_cols):
         return merge_subtopics(run, qrels, run_cols, qrels_cols)
     return merge_resolved(run, qrels, run_cols, qrels_cols)
 
 
-def _merge_parts(
-    run: pd.DataFrame,
-    qrels: pd.DataFrame,
-    columns: ColumnMap | Mapping[str, str] | None,
-    qrels_columns: ColumnMap | Mapping[str, str] | None,
-) -> pd.DataFrame:
+def _merge_parts(run: pd.DataFrame, judgments: Qrels, roles: ResolvedColumns) -> pd.DataFrame:
     """:func:`merge_qrels` per judge and collection: each part merged on its own, the
     judge's name added to its rows, the parts stacked in their order.
     """
-    if as_column_map(columns).resolve(run).judge is not None:
+    qrels = judgments.frame
+    if roles.judge is not None:
         msg = (
             "the run has a judge column; merge_qrels adds the judges' labels to a run "
             "without labels: drop the column, or give the judgments of each judge in qrels="
         )
         raise SchemaError(msg)
-    found = parts(run, columns, Qrels(qrels, qrels_columns))
-    run_cols = as_column_map(columns).remap(**WITHOUT_PARTS).resolve(run)
-    qrels_cols = as_column_map(qrels_columns).remap(**WITHOUT_PARTS).resolve(qrels)
+    found = parts(run, roles, judgments)
+    run_cols = roles.without_parts()
+    qrels_cols = judgments.roles.without_parts()
     judge = found.names.get("judge")
     if judge is not None and judge in run.columns:
         msg = (
@@ -137,7 +134,6 @@ def _merge_parts(
         merged.append(one)
     result = pd.concat(merged, ignore_index=True)
     record = dict(merged[0].attrs[ATTRS_KEY])
-    roles = dict(record.get("columns", {}))
-    roles.update(found.names)
-    result.attrs = {ATTRS_KEY: MergeRecord({"columns": roles})}
+    recorded = {**record.get("columns", {}), **found.names}
+    result.attrs = {ATTRS_KEY: MergeRecord({"columns": recorded})}
     return result

@@ -26,9 +26,8 @@ import pandas as pd
 from pdireval._core.errors import SchemaError
 from pdireval._core.levels import Levels
 from pdireval._core.options import Evaluation, Qrels
-from pdireval._core.roles import ResolvedColumns, as_column_map
+from pdireval._core.roles import PART_ROLES, ResolvedColumns, one_at_a_time
 from pdireval._prepare.matching import no_overlap
-from pdireval.typing import ColumnsLike
 
 __all__ = [
     "PART_ROLES",
@@ -42,8 +41,6 @@ __all__ = [
     "refuse_parts",
 ]
 
-#: The roles whose columns split a frame into parts, in the order of their index levels.
-PART_ROLES = ("judge", "collection", "seed")
 
 WITHOUT_PARTS: dict[str, Literal[False]] = {role: False for role in PART_ROLES}
 
@@ -67,30 +64,88 @@ class Parts:
     items: list[Part]
 
 
-def has_parts(frame: pd.DataFrame, columns: ColumnsLike, qrels: Qrels | None) -> bool:
+def has_parts(roles: ResolvedColumns, qrels: Qrels | None) -> bool:
     """Whether the frame, or the judgments given with it, have a judge, collection or
     seed column.
     """
-    resolved = as_column_map(columns).resolve(frame)
-    if any(getattr(resolved, role) for role in PART_ROLES):
-        return True
-    if qrels is None:
-        return False
-    theirs = as_column_map(qrels.columns).resolve(qrels.frame)
-    return any(getattr(theirs, role) for role in PART_ROLES)
+    return any(getattr(roles, role) for role in PART_ROLES) or (
+        qrels is not None and any(getattr(qrels.roles, role) for role in PART_ROLES)
+    )
 
 
-def refuse_parts(frame: pd.DataFrame, columns: ColumnsLike, qrels: Qrels | None) -> None:
+def refuse_parts(roles: ResolvedColumns, qrels: Qrels | None) -> None:
     """Refuse a frame with judge, collection or seed columns where a call evaluates one
     set of judgments on one collection at a time.
     """
-    as_column_map(columns).resolve(frame).refuse_parts("the frame")
-    if qrels is not None:
-        as_column_map(qrels.columns).resolve(qrels.frame).refuse_parts("qrels=")
+    for where, resolved in (("the frame", roles), ("qrels=", qrels and qrels.roles)):
+        for role in PART_ROLES:
+            column = resolved and getattr(resolved, role)
+            if column:
+                raise SchemaError(one_at_a_time(role, column, where))
 
 
-def parts(frame: pd.DataFrame, columns: ColumnsLike, qrels: Qrels | None) -> Parts:
-    """Split ``frame`` (and its judgments) into one part per (judge, collection, seed).
+def _refuse_conflicts(mine: ResolvedColumns, theirs: ResolvedColumns | None) -> None:
+    """A judge column on both sides, a collection column on one side, a seed column in
+    the judgments: refused, saying where each belongs.
+    """
+    if theirs is None:
+        return
+    if theirs.judge is not None and mine.judge is not None:
+        msg = (
+            f"both the frame ({mine.judge!r}) and qrels= ({theirs.judge!r}) have a judge "
+            "column; give the labels of each judge once: in the frame (merge_qrels) or in "
+            "qrels="
+        )
+        raise SchemaError(msg)
+    _refuse_one_sided_collection(mine, theirs)
+    if theirs.seed is not None:
+        msg = (
+            f"qrels= has a seed column ({theirs.seed!r}); seeds belong to runs, and "
+            "every seed of a run is judged by the same judgments: drop it from qrels="
+        )
+        raise SchemaError(msg)
+
+
+def _level_names(
+    frame: pd.DataFrame, mine: ResolvedColumns, qrels: Qrels | None
+) -> tuple[list[str], dict[str, Hashable]]:
+    """The part roles of the frame, and the level name of every part role (the judge's
+    may come from the judgments), missing values refused.
+    """
+    frame_roles = [role for role in PART_ROLES if getattr(mine, role) is not None]
+    for role in frame_roles:
+        _refuse_missing(frame, mine.name(role), role, "the frame")
+    names: dict[str, Hashable] = {role: mine.name(role) for role in frame_roles}
+    if qrels is not None and qrels.roles.judge is not None:
+        _refuse_missing(qrels.frame, qrels.roles.judge, "judge", "qrels=")
+        names["judge"] = qrels.roles.judge
+    return frame_roles, {role: names[role] for role in PART_ROLES if role in names}
+
+
+def _judged_parts(
+    found: dict[str, Hashable], piece: pd.DataFrame, qrels: Qrels, names: dict[str, Hashable]
+) -> list[Part]:
+    """The parts of one (collection, seed) of the frame with judgments given next to
+    it: the collection's judgments, one part per judge when they name judges.
+    """
+    theirs = qrels.roles
+    judged = qrels.frame
+    if theirs.collection is not None:
+        judged = judged[_equals(judged[theirs.collection], found["collection"])]
+    if theirs.judge is None:
+        return [Part(_key(found, names), piece, judged)]
+    items = []
+    for judge in _sorted_values(qrels.frame[names["judge"]]):
+        labels = judged[_equals(judged[names["judge"]], judge)]
+        if labels.empty and theirs.collection is not None:
+            continue  # a judge who judged other collections only: no results here
+        items.append(Part(_key({**found, "judge": judge}, names), piece, labels))
+    return items
+
+
+def parts(frame: pd.DataFrame, roles: ResolvedColumns, qrels: Qrels | None) -> Parts:
+    """Split ``frame`` (and its judgments) into one part per (judge, collection, seed),
+    in the sorted order of each role's values.
 
     Raises
     ------
@@ -98,54 +153,18 @@ def parts(frame: pd.DataFrame, columns: ColumnsLike, qrels: Qrels | None) -> Par
         A role's column in both the frame and the judgments where it belongs to one, a
         collection column on one side only, or missing values in a role's column.
     """
-    mine = as_column_map(columns).resolve(frame)
-    theirs = None if qrels is None else as_column_map(qrels.columns).resolve(qrels.frame)
-    qrels_judge = None if theirs is None else theirs.judge
-    judge_in_qrels = qrels_judge is not None
-    if judge_in_qrels and mine.judge is not None:
-        msg = (
-            f"both the frame ({mine.judge!r}) and qrels= ({qrels_judge!r}) have a judge "
-            "column; give the labels of each judge once: in the frame (merge_qrels) or in "
-            "qrels="
-        )
-        raise SchemaError(msg)
-    if theirs is not None:
-        _refuse_one_sided_collection(mine, theirs)
-        if theirs.seed is not None:
-            msg = (
-                f"qrels= has a seed column ({theirs.seed!r}); seeds belong to runs, and "
-                "every seed of a run is judged by the same judgments: drop it from qrels="
-            )
-            raise SchemaError(msg)
-    frame_roles = [role for role in PART_ROLES if getattr(mine, role) is not None]
-    for role in frame_roles:
-        _refuse_missing(frame, mine.name(role), role, "the frame")
-    names: dict[str, Hashable] = {role: mine.name(role) for role in frame_roles}
-    if qrels is not None and theirs is not None and theirs.judge is not None:
-        _refuse_missing(qrels.frame, theirs.judge, "judge", "qrels=")
-        names["judge"] = theirs.judge
-    names = {role: names[role] for role in PART_ROLES if role in names}
-
+    _refuse_conflicts(roles, None if qrels is None else qrels.roles)
+    frame_roles, names = _level_names(frame, roles, qrels)
     items: list[Part] = []
-    for key, rows in _groups(frame, [mine.name(role) for role in frame_roles]):
+    for key, rows in _groups(frame, [roles.name(role) for role in frame_roles]):
         found = dict(zip(frame_roles, key, strict=True))
         piece = frame.iloc[rows] if rows is not None else frame
-        if qrels is None or theirs is None:
+        if qrels is None:
             items.append(Part(_key(found, names), piece, None))
-            continue
-        judged = qrels.frame
-        if theirs.collection is not None:
-            judged = judged[_equals(judged[theirs.collection], found["collection"])]
-        if not judge_in_qrels:
-            items.append(Part(_key(found, names), piece, judged))
-            continue
-        for judge in _sorted_values(qrels.frame[names["judge"]]):
-            labels = judged[_equals(judged[names["judge"]], judge)]
-            if labels.empty and theirs.collection is not None:
-                continue  # a judge who judged other collections only: no results here
-            items.append(Part(_key({**found, "judge": judge}, names), piece, labels))
+        else:
+            items += _judged_parts(found, piece, qrels, names)
     columns_of = {role: frame[name] for role, name in names.items() if role in frame_roles}
-    if judge_in_qrels and qrels is not None:
+    if qrels is not None and qrels.roles.judge is not None:
         columns_of["judge"] = qrels.frame[names["judge"]]
     rank = {
         role: {value: at for at, value in enumerate(_sorted_values(column))}
@@ -210,44 +229,49 @@ def _equals(column: pd.Series, value: Hashable) -> np.ndarray:
 
 def evaluate_parts(
     frame: pd.DataFrame,
-    columns: ColumnsLike,
+    roles: ResolvedColumns,
     options: Evaluation,
-    evaluate: Callable[[pd.DataFrame, ColumnsLike, Evaluation], pd.DataFrame],
+    evaluate: Callable[[pd.DataFrame, ResolvedColumns, Evaluation], pd.DataFrame],
 ) -> tuple[pd.DataFrame, Levels]:
     """``evaluate`` on every part, and the results as one table with a level per role.
 
-    ``evaluate(frame, columns, options)`` gives one part's per-query table (index query,
+    ``evaluate(frame, roles, options)`` gives one part's per-query table (index query,
     or (run, query)); the parts are evaluated with the judge, collection and seed roles
     switched off, so each gives exactly what selecting its rows would.
     """
-    found = parts(frame, columns, options.qrels)
-    plain = as_column_map(columns).remap(**WITHOUT_PARTS)
+    found = parts(frame, roles, options.qrels)
+    plain = roles.without_parts()
     given = options.qrels
-    plain_qrels = None if given is None else as_column_map(given.columns).remap(**WITHOUT_PARTS)
-    run = as_column_map(columns).resolve(frame).run
-    levels = Levels(query=as_column_map(columns).resolve(frame).query, run=run, **found.names)
+    levels = Levels(query=roles.query, run=roles.run, **found.names)
     if not found.items:  # no rows: the empty table, with the levels it would have
-        qrels = None if given is None else Qrels(given.frame.iloc[:0], plain_qrels)
+        qrels = None if given is None else Qrels(given.frame.iloc[:0], given.roles.without_parts())
         table = evaluate(frame.iloc[:0], plain, dataclasses.replace(options, qrels=qrels))
-        empty = [table.index.get_level_values(at)[:0] for at in range(table.index.nlevels)]
-        if len(empty) == 1:
-            empty.insert(0, pd.Index([], dtype=object))  # an empty run level, then dropped
-            names = [None, *table.index.names]
-        else:
-            names = list(table.index.names)
-        arrays = [*empty[:-1], *[pd.Index([], dtype=object) for _ in found.names], empty[-1]]
-        index = pd.MultiIndex.from_arrays(
-            arrays, names=[*names[:-1], *found.names.values(), names[-1]]
-        )
-        return table.set_axis(index if run is not None else index.droplevel(0)), levels
+        return _empty(table, found.names, roles.run), levels
 
     def one(part: Part, check: bool) -> pd.DataFrame:
-        qrels = None if part.qrels is None else Qrels(part.qrels, plain_qrels, check)
+        qrels = None
+        if part.qrels is not None and given is not None:
+            qrels = Qrels(part.qrels, given.roles.without_parts(), check)
         return evaluate(part.frame, plain, dataclasses.replace(options, qrels=qrels))
 
     tables = each_part(found.items, one)
-    run_column = None if run is None else frame[run]
-    return _joined(tables, found.names, run, run_column), levels
+    run_column = None if roles.run is None else frame[roles.run]
+    return _joined(tables, found.names, roles.run, run_column), levels
+
+
+def _empty(table: pd.DataFrame, names: dict[str, Hashable], run: Hashable | None) -> pd.DataFrame:
+    """The empty table of a frame without rows, with the levels it would have."""
+    empty = [table.index.get_level_values(at)[:0] for at in range(table.index.nlevels)]
+    if len(empty) == 1:
+        empty.insert(0, pd.Index([], dtype=object))  # an empty run level, then dropped
+        level_names = [None, *table.index.names]
+    else:
+        level_names = list(table.index.names)
+    arrays = [*empty[:-1], *[pd.Index([], dtype=object) for _ in names], empty[-1]]
+    index = pd.MultiIndex.from_arrays(
+        arrays, names=[*level_names[:-1], *names.values(), level_names[-1]]
+    )
+    return table.set_axis(index if run is not None else index.droplevel(0))
 
 
 def each_part(

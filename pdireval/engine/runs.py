@@ -31,7 +31,7 @@ from pdireval._core.errors import ParameterError, SchemaError
 from pdireval._core.levels import Levels
 from pdireval._core.options import Evaluation
 from pdireval._core.options import whole as options_whole
-from pdireval._core.roles import as_column_map
+from pdireval._core.roles import one_at_a_time, resolve
 from pdireval.engine import evaluate as _evaluate
 from pdireval.metrics import parse_metrics
 from pdireval.typing import ColumnsLike, MetricsLike
@@ -105,12 +105,7 @@ class Evaluated:
             return
         values = list(self.table.index.get_level_values(name).unique())
         if len(values) > 1:
-            msg = (
-                f"{action} takes one {role} at a time, and the frame has {len(values)} "
-                f"({name!r}: {values[:5]}{' ...' if len(values) > 5 else ''}): select one "
-                f"first, e.g. frame[frame[{name!r}] == {values[0]!r}]"
-            )
-            raise SchemaError(msg)
+            raise SchemaError(one_at_a_time(role, name, f"the frame of {action}", values))
 
 
 def evaluated(
@@ -125,9 +120,10 @@ def evaluated(
     :func:`pdireval.compare` has them.
     """
     evaluation = options if isinstance(options, Evaluation) else Evaluation.from_options(options)
-    table, levels = _evaluate.per_part(frame, parse_metrics(metrics), columns, evaluation)
+    roles = resolve(frame, columns)  # once, for the evaluation and the runs' order
+    table, levels = _evaluate.per_part(frame, parse_metrics(metrics), roles, evaluation)
     runs = runs_of(table, action, levels)
-    order = run_order(frame, as_column_map(columns).resolve(frame).run)
+    order = run_order(frame, roles.run)
     return Evaluated(table, levels, in_order(runs, order))
 
 

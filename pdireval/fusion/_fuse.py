@@ -146,29 +146,7 @@ def weights_of(runs: Runs, method: Method, weights: Weights) -> np.ndarray:
             "Mixed, WSum, WMNZ) or leave weights out"
         )
         raise ParameterError(msg)
-    if isinstance(weights, Mapping):
-        missing = [name for name in runs.names if name not in weights]
-        extra = [name for name in weights if name not in set(runs.names)]
-        if missing or extra:
-            msg = (
-                f"weights must name every run once: missing {missing}, unknown {extra} "
-                f"(runs: {list(runs.names)})"
-            )
-            raise ParameterError(msg)
-        values = [weights[name] for name in runs.names]
-    elif (isinstance(weights, Sequence) and not isinstance(weights, str)) or isinstance(
-        weights, np.ndarray
-    ):
-        values = list(weights)
-        if len(values) != runs.n_runs:
-            msg = (
-                f"{len(values)} weight(s) for {runs.n_runs} runs {list(runs.names)}; give "
-                "one weight per run, or a dict {run name: weight}"
-            )
-            raise ParameterError(msg)
-    else:
-        msg = f"weights must be a sequence or a dict of numbers, got {type(weights).__name__}"
-        raise ParameterError(msg)
+    values = _by_name(runs, weights) if isinstance(weights, Mapping) else _in_order(runs, weights)
     try:
         array = np.array(values, dtype=np.float64)
     except (TypeError, ValueError):
@@ -181,3 +159,31 @@ def weights_of(runs: Runs, method: Method, weights: Weights) -> np.ndarray:
         )
         raise ParameterError(msg)
     return array
+
+
+def _by_name(runs: Runs, weights: Mapping) -> list:
+    """The weights of a dict by run name, in run-code order; every run named once."""
+    missing = [name for name in runs.names if name not in weights]
+    extra = [name for name in weights if name not in set(runs.names)]
+    if missing or extra:
+        msg = (
+            f"weights must name every run once: missing {missing}, unknown {extra} "
+            f"(runs: {list(runs.names)})"
+        )
+        raise ParameterError(msg)
+    return [weights[name] for name in runs.names]
+
+
+def _in_order(runs: Runs, weights: object) -> list:
+    """The weights of a sequence, one per run in the order the runs were given."""
+    if not isinstance(weights, Sequence | np.ndarray) or isinstance(weights, str):
+        msg = f"weights must be a sequence or a dict of numbers, got {type(weights).__name__}"
+        raise ParameterError(msg)
+    values = list(weights)
+    if len(values) != runs.n_runs:
+        msg = (
+            f"{len(values)} weight(s) for {runs.n_runs} runs {list(runs.names)}; give "
+            "one weight per run, or a dict {run name: weight}"
+        )
+        raise ParameterError(msg)
+    return values

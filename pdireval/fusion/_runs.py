@@ -176,6 +176,29 @@ def _one_frame(
     column_map = as_column_map(columns)
     if isinstance(runs, pd.DataFrame):
         return runs, column_map, None
+    pieces, names, sides = [], [], []
+    seen: dict[Any, int] = {}
+    for i, (name, frame) in enumerate(_named_frames(runs)):
+        cols = column_map.resolve(frame)
+        if name is None and cols.run is not None and len(frame):
+            found = _runs_of_piece(frame[cols.run], i, seen)
+            pieces.append(frame)
+        else:
+            found = [f"run{i + 1}" if name is None else name]
+            pieces.append(frame.assign(**{cols.run or "run": found[0]}))
+        names.extend(found)
+        sides.append((f"run {names[-1]!r}" if names else f"run {i}", frame, cols))
+    if not pieces:
+        msg = "no runs given; pass a list or dict of at least two run frames"
+        raise SchemaError(msg)
+    for role in ("query", "doc"):
+        meeting = [(where, f[c.name(role)]) for where, f, c in sides if c.doc and len(f)]
+        same_kind(meeting, role)
+    return pd.concat(pieces, ignore_index=True), column_map, names
+
+
+def _named_frames(runs: object) -> list[tuple[Any, pd.DataFrame]]:
+    """(name, frame) of each run of a list (no name) or a dict; frames only."""
     if isinstance(runs, Mapping):
         named = list(runs.items())
     elif isinstance(runs, Sequence) and not isinstance(runs, str):
@@ -186,44 +209,25 @@ def _one_frame(
             f"got {type(runs).__name__}"
         )
         raise SchemaError(msg)
-    pieces, names, sides = [], [], []
-    seen: dict[Any, int] = {}
-    for i, (name, frame) in enumerate(named):
+    for i, (_, frame) in enumerate(named):
         if not isinstance(frame, pd.DataFrame):
             msg = f"run {i} is a {type(frame).__name__}, not a DataFrame"
             raise SchemaError(msg)
-        cols = column_map.resolve(frame)
-        if name is None and cols.run is not None and len(frame):
-            found = list(pd.unique(frame[cols.run]))
-            for run in found:
-                if run in seen:
-                    msg = (
-                        f"run {run!r} is in frames {seen[run]} and {i} of the list; name the "
-                        "runs apart (their run column), or pass a dict {name: frame}"
-                    )
-                    raise SchemaError(msg)
-                seen[run] = i
-            pieces.append(frame)
-            names.extend(found)
-        else:
-            run_col = cols.run or "run"
-            label: Any = f"run{i + 1}" if name is None else name
-            pieces.append(frame.assign(**{run_col: label}))
-            names.append(label)
-        sides.append((f"run {names[-1]!r}" if names else f"run {i}", frame, cols))
-    if not pieces:
-        msg = "no runs given; pass a list or dict of at least two run frames"
-        raise SchemaError(msg)
-    for role in ("query", "doc"):
-        same_kind(
-            [
-                (where, frame[cols.name(role)])
-                for where, frame, cols in sides
-                if cols.doc and len(frame)
-            ],
-            role,
-        )
-    return pd.concat(pieces, ignore_index=True), column_map, names
+    return named
+
+
+def _runs_of_piece(values: pd.Series, at: int, seen: dict[Any, int]) -> list[Any]:
+    """The runs of the ``at``-th frame of a list, each in no other frame of the list."""
+    found = list(pd.unique(values))
+    for run in found:
+        if run in seen:
+            msg = (
+                f"run {run!r} is in frames {seen[run]} and {at} of the list; name the "
+                "runs apart (their run column), or pass a dict {name: frame}"
+            )
+            raise SchemaError(msg)
+        seen[run] = at
+    return found
 
 
 def _runs_in_given_order(

@@ -121,8 +121,11 @@ def _read(
     run with ``qrels``), with the checks evaluation makes; ``ignore_self``: a document
     equal to its query leaves its ranking, as evaluating with ``ignore_self=True`` does.
     """
-    refuse_parts(frame, columns, None if qrels is None else Qrels(qrels, qrels_columns))
     resolved = as_column_map(columns).resolve(frame)
+    qrels_cols = None if qrels is None else as_column_map(qrels_columns).resolve(qrels)
+    refuse_parts(
+        resolved, None if qrels is None or qrels_cols is None else Qrels(qrels, qrels_cols)
+    )
     _refuse_subtopics(frame, resolved, "the frame's rows")
     # trec_eval's order (ids and ranks checked), and the (run, query) groups
     position, group, index = grouped_positions(frame, resolved)
@@ -133,7 +136,7 @@ def _read(
         label = labels_of(frame[resolved.name("rel")], resolved.name("rel"), whole=False)
         judged_group = np.bincount(group, weights=~np.isnan(label), minlength=len(index)) > 0
         return _Holes(frame, resolved, position, group, index, label, judged_group[group], None)
-    qrels_cols = as_column_map(qrels_columns).resolve(qrels)
+    assert qrels_cols is not None  # resolved with qrels above
     qrels_cols.require(qrels, "query", "doc", "rel")
     _refuse_subtopics(qrels, qrels_cols, "the qrels")
     joined = join_resolved(frame, qrels, resolved, qrels_cols, whole=False)

@@ -651,6 +651,17 @@ def _read_workbook(
         msg = f"{str(path)!r} has no sheet {_SHEET!r} (sheets: {book.sheetnames}); restore its name"
         raise SchemaError(msg)
     rows = list(book[_SHEET].iter_rows(values_only=True))
+    at = _columns_at(rows, path)
+    ids, values, where = _judged_rows(rows, at, path)
+    recorded, written_labels = None, None
+    if _HIDDEN in book.sheetnames:
+        recorded, written_labels = _hidden_record(book, allowed, path)
+    label = _labels_of(values, where, allowed or written_labels, path)
+    return ids, label, recorded, None
+
+
+def _columns_at(rows: list[tuple[Any, ...]], path: Path) -> dict[str, int]:
+    """Where the query, doc and label columns are in the sheet's first row."""
     header = [str(value).strip() if value is not None else "" for value in (rows or [()])[0]]
     missing = [name for name in (_QUERY, _DOC, _LABEL) if name not in header]
     if missing:
@@ -659,7 +670,15 @@ def _read_workbook(
             f"row (found {header}); restore the headers"
         )
         raise SchemaError(msg)
-    at = {name: header.index(name) for name in (_QUERY, _DOC, _LABEL)}
+    return {name: header.index(name) for name in (_QUERY, _DOC, _LABEL)}
+
+
+def _judged_rows(
+    rows: list[tuple[Any, ...]], at: dict[str, int], path: Path
+) -> tuple[list[tuple[str, str]], list[Any], list[str]]:
+    """The ids, label cells and row names of the sheet's rows below the header, empty
+    rows left out.
+    """
     ids, values, where = [], [], []
     for number, row in enumerate(rows[1:], start=2):
         cells = [row[at[name]] if at[name] < len(row) else None for name in at]
@@ -672,22 +691,29 @@ def _read_workbook(
         ids.append((query, doc))
         values.append(cells[2])
         where.append(f"row {number}")
-    recorded, written_labels = None, None
-    if _HIDDEN in book.sheetnames:
-        kept = list(book[_HIDDEN].iter_rows(values_only=True))
-        if len(kept) < 3 or len(kept[1]) < 2 or any(len(row) < 2 for row in kept[3:]):
-            msg = (
-                f"the hidden sheet {_HIDDEN!r} of {str(path)!r}, which records the ids the "
-                "sheet was written with, was edited; restore it, or delete it and pass the "
-                "holes the sheet was written from with holes="
-            )
-            raise SchemaError(msg)
-        if allowed is None:  # else the labels given are the ones allowed
-            where_labels = f"{str(path)!r}, hidden sheet {_HIDDEN!r}"
-            written_labels = _recorded_labels(str(kept[1][1] or ""), where_labels)
-        recorded = [(_text(q) or "", _text(d) or "") for q, d, *_ in kept[3:]]
-    label = _labels_of(values, where, allowed or written_labels, path)
-    return ids, label, recorded, None
+    return ids, values, where
+
+
+def _hidden_record(
+    book: Any, allowed: tuple[int, ...] | None, path: Path
+) -> tuple[list[tuple[str, str]], tuple[int, ...] | None]:
+    """The ids and the labels the workbook's hidden sheet recorded when it was written
+    (the labels None when ``allowed`` gives them).
+    """
+    kept = list(book[_HIDDEN].iter_rows(values_only=True))
+    if len(kept) < 3 or len(kept[1]) < 2 or any(len(row) < 2 for row in kept[3:]):
+        msg = (
+            f"the hidden sheet {_HIDDEN!r} of {str(path)!r}, which records the ids the "
+            "sheet was written with, was edited; restore it, or delete it and pass the "
+            "holes the sheet was written from with holes="
+        )
+        raise SchemaError(msg)
+    written_labels = None
+    if allowed is None:  # else the labels given are the ones allowed
+        where_labels = f"{str(path)!r}, hidden sheet {_HIDDEN!r}"
+        written_labels = _recorded_labels(str(kept[1][1] or ""), where_labels)
+    recorded = [(_text(q) or "", _text(d) or "") for q, d, *_ in kept[3:]]
+    return recorded, written_labels
 
 
 def _compare_ids(

@@ -158,22 +158,7 @@ def _check_signature(name: str, role: str, function: Callable[..., Any], passed:
         signature = inspect.signature(function)
     except (TypeError, ValueError):
         return
-    parameters = list(signature.parameters.values())
-    takes_any = any(p.kind is p.VAR_KEYWORD for p in parameters)
-    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    named = {p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
-    if positional:
-        named.discard(positional[0].name)  # the ranked arrays
-    problems = [] if takes_any else [f"does not take {key}=" for key in passed if key not in named]
-    problems += [
-        f"needs {p.name}, which is never passed"
-        for p in parameters[1 if positional else 0 :]
-        if p.default is p.empty
-        and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-        and p.name not in passed
-    ]
-    if not positional and not any(p.kind is p.VAR_POSITIONAL for p in parameters):
-        problems.insert(0, "takes no positional argument for the ranked arrays")
+    problems = _signature_problems(list(signature.parameters.values()), passed)
     if problems:
         msg = (
             f"the {role} of {name} {'; '.join(problems)}: it is called as "
@@ -181,6 +166,41 @@ def _check_signature(name: str, role: str, function: Callable[..., Any], passed:
             "parameters with params= (or give them defaults)"
         )
         raise MetricError(msg)
+
+
+def _signature_problems(parameters: list[inspect.Parameter], passed: list[str]) -> list[str]:
+    """What keeps a function of these parameters from being called with the ranked arrays
+    and the keywords ``passed``: each problem as a phrase.
+    """
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    problems = _keywords_not_taken(parameters, positional, passed)
+    problems += _keywords_never_passed(parameters[1 if positional else 0 :], passed)
+    if not positional and not any(p.kind is p.VAR_POSITIONAL for p in parameters):
+        problems.insert(0, "takes no positional argument for the ranked arrays")
+    return problems
+
+
+def _keywords_not_taken(
+    parameters: list[inspect.Parameter], positional: list[inspect.Parameter], passed: list[str]
+) -> list[str]:
+    """The keywords ``passed`` that the function does not take, each as a phrase."""
+    if any(p.kind is p.VAR_KEYWORD for p in parameters):
+        return []
+    named = {p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    if positional:
+        named.discard(positional[0].name)  # the ranked arrays
+    return [f"does not take {key}=" for key in passed if key not in named]
+
+
+def _keywords_never_passed(parameters: list[inspect.Parameter], passed: list[str]) -> list[str]:
+    """The parameters without a default that are never passed, each as a phrase."""
+    return [
+        f"needs {p.name}, which is never passed"
+        for p in parameters
+        if p.default is p.empty
+        and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        and p.name not in passed
+    ]
 
 
 def _refuse_taken(name: str, aliases: tuple[str, ...], replace: bool) -> None:

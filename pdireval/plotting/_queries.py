@@ -149,6 +149,40 @@ def per_query(
         msg = f"chart={chart!r}: use 'auto', 'bars' or 'heatmap'"
         raise SchemaError(msg)
     runs, styles = drawing_order(frame, columns, order)
+    values, deltas = _differences(frame, metric, baseline, runs, columns, options)
+    base = values.columns[0]
+    compared = [run for run in runs if run in deltas.columns]
+    deltas = deltas.loc[:, compared]
+    queries = query_order(values, deltas, sort)
+    deltas = deltas.loc[queries]
+    label = look.label_of(metric)
+    heatmap = chart == "heatmap" or (chart == "auto" and len(compared) > MAX_BAR_RUNS)
+    labelled = len(queries) <= MAX_QUERY_TICKS if query_labels is None else query_labels
+    width = _figure_width(len(queries), labelled)
+    with look.style():
+        if heatmap:
+            ax, owned = _draw_heatmap(ax, deltas, label, base, width)
+        else:
+            ax, owned, bars = _draw_bars(ax, deltas, styles, label, width)
+        _query_axis(ax, queries, labelled, _order_named(sort, base))
+        ax.set_title(f"{label} per query: difference to {look.name(base)}")
+        if not heatmap:
+            names = [look.name(run) for run in compared]
+            look.legend(ax, bars, names, owned=owned, title=f"Run − {look.name(base)}")
+    return ax
+
+
+def _differences(
+    frame: pd.DataFrame,
+    metric: MetricLike,
+    baseline: Any,
+    runs: list[Hashable],
+    columns: Columns,
+    options: dict[str, Any],
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The per-query values (the baseline's first) and the differences to the baseline of
+    the other runs; the first run is the baseline when none is named.
+    """
     metrics = parse_metrics(metric)
     if baseline is None and runs != [None]:
         baseline = runs[0]
@@ -159,43 +193,59 @@ def per_query(
         runs=[run for run in runs if run is not None],
     )
     values, deltas = pd.DataFrame(table["value"]), pd.DataFrame(table["delta"])
-    base = values.columns[0]
-    compared = [run for run in runs if run in deltas.columns]
-    deltas = deltas.loc[:, compared]
-    queries = query_order(values, deltas, sort)
-    deltas = deltas.loc[queries]
-    label = look.label_of(metric)
-    heatmap = chart == "heatmap" or (chart == "auto" and len(compared) > MAX_BAR_RUNS)
-    labelled = len(queries) <= MAX_QUERY_TICKS if query_labels is None else query_labels
+    return values, deltas
+
+
+def _figure_width(queries: int, labelled: bool) -> float:
+    """The width of a new figure, inches: wider when every query id is labelled."""
     width = 8.0
     if labelled:
-        width = max(width, 2.0 + _PER_QUERY_LABEL * len(queries))
+        width = max(width, 2.0 + _PER_QUERY_LABEL * queries)
+    return width
+
+
+def _order_named(sort: Sort | Hashable, base: Hashable) -> str:
+    """The shared query order, as the x axis names it."""
     ordering = {"delta": "the mean difference", "baseline": f"{look.name(base)}'s value"}
-    how = ordering.get(sort, "query id") if isinstance(sort, str) else f"{look.name(sort)}'s Δ"
-    with look.style():
-        if heatmap:
-            rows = 1.4 + 0.28 * len(compared)
-            ax, owned = look.new_axes(ax, (width, max(rows, 3.0)))
-            _heatmap(ax, deltas, label, base)
-            if owned:
-                look.widen_for_ticks(ax)
-        else:
-            ax, owned = look.new_axes(ax, (width, 4.5))
-            bars = _bars(ax, deltas, styles)
-            ax.set_ylabel(f"Δ {label}")
-            ax.grid(True, axis="y", alpha=0.3)
-        positions = np.arange(len(queries))
-        if labelled:
-            ax.set_xticks(positions, [look.name(q) for q in queries], rotation=90, fontsize=7)
-        else:
-            ax.set_xticks([])
-        ax.set_xlim(-0.5, len(queries) - 0.5)
-        ax.set_xlabel(f"Queries ({len(queries)}), by {how}")
-        ax.set_title(f"{label} per query: difference to {look.name(base)}")
-        if not heatmap:
-            names = [look.name(run) for run in compared]
-            look.legend(ax, bars, names, owned=owned, title=f"Run − {look.name(base)}")
-    return ax
+    return ordering.get(sort, "query id") if isinstance(sort, str) else f"{look.name(sort)}'s Δ"
+
+
+def _draw_heatmap(
+    ax: Axes | None, deltas: pd.DataFrame, label: str, base: Hashable, width: float
+) -> tuple[Axes, bool]:
+    """The heat map of the differences, on ``ax`` or a new figure; whether it is new."""
+    rows = 1.4 + 0.28 * len(deltas.columns)
+    ax, owned = look.new_axes(ax, (width, max(rows, 3.0)))
+    _heatmap(ax, deltas, label, base)
+    if owned:
+        look.widen_for_ticks(ax)
+    return ax, owned
+
+
+def _draw_bars(
+    ax: Axes | None,
+    deltas: pd.DataFrame,
+    styles: dict[Hashable, Any],
+    label: str,
+    width: float,
+) -> tuple[Axes, bool, list[Any]]:
+    """The bars of the differences, on ``ax`` or a new figure; whether it is new, the bars."""
+    ax, owned = look.new_axes(ax, (width, 4.5))
+    bars = _bars(ax, deltas, styles)
+    ax.set_ylabel(f"Δ {label}")
+    ax.grid(True, axis="y", alpha=0.3)
+    return ax, owned, bars
+
+
+def _query_axis(ax: Axes, queries: pd.Index, labelled: bool, how: str) -> None:
+    """The x axis of the queries: their ids as tick labels when ``labelled``."""
+    positions = np.arange(len(queries))
+    if labelled:
+        ax.set_xticks(positions, [look.name(q) for q in queries], rotation=90, fontsize=7)
+    else:
+        ax.set_xticks([])
+    ax.set_xlim(-0.5, len(queries) - 0.5)
+    ax.set_xlabel(f"Queries ({len(queries)}), by {how}")
 
 
 def _bars(ax: Axes, deltas: pd.DataFrame, styles: dict[Hashable, Any]) -> list[Any]:

@@ -37,6 +37,7 @@ from pdireval.engine.runs import matrices
 from pdireval.plotting._look import legend, pyplot
 from pdireval.plotting._styles import COLOURS, LINESTYLES, MARKERS
 from pdireval.stats.risk import TRISK_THRESHOLD, _alphas, _baseline_of, urisk_trisk
+from pdireval.stats.tukey import _run_means
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers only
     from matplotlib.axes import Axes
@@ -220,6 +221,21 @@ def pairs_heatmap(
     ['strong', 'medium', 'weak']
     """
     plt = pyplot()
+    chosen, block = _pairs_of_metric(pairs, metric)
+    order, p, significant = _pair_matrices(block)
+    ax = _axes(ax, (1.6 + 0.7 * len(order), 1.2 + 0.6 * len(order)))
+    image = ax.imshow(p, cmap="viridis", vmin=0.0, vmax=1.0)
+    _label_cells(ax, p, significant)
+    labels = [escape.matplotlib(run) for run in order]
+    ax.set_xticks(range(len(order)), labels, rotation=45, ha="right")
+    ax.set_yticks(range(len(order)), labels)
+    ax.set_title(f"{escape.matplotlib(chosen)}: p-values of all pairs (bold: significant)")
+    plt.colorbar(image, ax=ax, label="p-value", shrink=0.8)
+    return ax
+
+
+def _pairs_of_metric(pairs: pd.DataFrame, metric: str | None) -> tuple[Any, pd.DataFrame]:
+    """The metric to draw (``metric``, or the only one of ``pairs``) and its pairs."""
     needed = ("run", "baseline", "metric", "mean", "baseline_mean", "p_value", "significant")
     missing = [column for column in needed if column not in pairs.columns]
     if missing:
@@ -233,13 +249,14 @@ def pairs_heatmap(
     if chosen not in metrics:
         msg = f"metric {chosen!r} is not in the pairs (metrics: {metrics})"
         raise SchemaError(msg)
-    block = pairs[pairs["metric"] == chosen]
-    means: dict[Hashable, float] = {}
-    for run, base, mean, base_mean in zip(
-        block["run"], block["baseline"], block["mean"], block["baseline_mean"], strict=True
-    ):
-        means.setdefault(base, float(base_mean))
-        means.setdefault(run, float(mean))
+    return chosen, pairs[pairs["metric"] == chosen]
+
+
+def _pair_matrices(block: pd.DataFrame) -> tuple[list[Hashable], np.ndarray, np.ndarray]:
+    """The runs by their mean, highest first, and the symmetric matrices of their pairs'
+    p-values (NaN on the diagonal) and significance.
+    """
+    means = _run_means(block)
     order = sorted(means, key=lambda run: -means[run])
     index = {run: i for i, run in enumerate(order)}
     p = np.full((len(order), len(order)), np.nan)
@@ -250,10 +267,13 @@ def pairs_heatmap(
         i, j = index[run], index[base]
         p[i, j] = p[j, i] = value
         significant[i, j] = significant[j, i] = bool(flag)
-    ax = _axes(ax, (1.6 + 0.7 * len(order), 1.2 + 0.6 * len(order)))
-    image = ax.imshow(p, cmap="viridis", vmin=0.0, vmax=1.0)
-    for i in range(len(order)):
-        for j in range(len(order)):
+    return order, p, significant
+
+
+def _label_cells(ax: Axes, p: np.ndarray, significant: np.ndarray) -> None:
+    """Write each pair's p-value in its cell, in bold when the pair differs significantly."""
+    for i in range(len(p)):
+        for j in range(len(p)):
             if i == j:
                 continue
             ax.text(
@@ -266,12 +286,6 @@ def pairs_heatmap(
                 color="white" if p[i, j] < 0.5 else "black",
                 fontweight="bold" if significant[i, j] else "normal",
             )
-    labels = [escape.matplotlib(run) for run in order]
-    ax.set_xticks(range(len(order)), labels, rotation=45, ha="right")
-    ax.set_yticks(range(len(order)), labels)
-    ax.set_title(f"{escape.matplotlib(chosen)}: p-values of all pairs (bold: significant)")
-    plt.colorbar(image, ax=ax, label="p-value", shrink=0.8)
-    return ax
 
 
 def judges_scatter(

@@ -54,28 +54,13 @@ def build_report(
     ``risk_alpha`` adds URisk and TRisk against the baseline to the comparison (see
     :func:`pdireval.risk`), with losses counted ``1 + risk_alpha`` times.
     """
-    if levels is not None and levels.extra:
-        if levels.run is None:
-            msg = (
-                "report needs a frame with a run column and at least two runs; this frame "
-                "has no run column (name it 'run' or map it with df.ireval(run='<column>'))"
-            )
-            raise SchemaError(msg)
-    else:
-        levels = None
+    levels = _report_levels(levels)
     present = list(table.index.get_level_values(0).unique())
     order = _ordered(present, runs, significance.baseline)
     rank = {run: i for i, run in enumerate(order)}
     table = table.iloc[np.argsort(table.index.get_level_values(0).map(rank), kind="stable")]
     comparison = compare_table(table, significance, levels, risk_alpha=risk_alpha, runs=order)
-    baseline = significance.baseline
-    reference: Hashable
-    if baseline is None:
-        reference = order[0]
-    elif isinstance(baseline, list | tuple):
-        reference = baseline[0]
-    else:
-        reference = baseline
+    reference = _per_query_baseline(significance.baseline, order)
     per_query = pd.concat(
         {
             label: per_query_table(table, label, baseline=reference, runs=order)
@@ -83,29 +68,7 @@ def build_report(
         },
         names=["metric"],
     )
-    test = significance.test
-    resampling = test in ("permutation", "bootstrap")
-    settings = evaluation.as_options()
-    del settings["validate"]
-    info: dict[str, Any] = {
-        "pdireval version": __version__,
-        **settings,
-        "tie rule": TIE_RULE,
-        "test": test,
-        "correction": significance.correction,
-        "correction scope": "all comparisons of the report (run pairs x metrics)",
-        "alpha": significance.alpha,
-        "n_resamples": significance.n_resamples if resampling else None,
-        "seed": significance.seed if resampling else None,
-        "baseline": baseline if baseline is not None else "all pairs",
-        "per_query_baseline": reference,
-        "summary": "mean over queries; ± is the half-width of the 95% Student t interval",
-        "interval of Δ": interval_note(
-            test, significance.correction, significance.alpha, len(comparison)
-        ),
-    }
-    if risk_alpha is not None:
-        info["risk alpha"] = risk_alpha
+    info = _settings(evaluation, significance, reference, len(comparison), risk_alpha)
     definitions = {metric.label: definition(metric) for metric in metrics}
     efficiency = None if latency is None else efficiency_table(latency).reindex(order)
     if levels is not None:
@@ -136,6 +99,71 @@ def build_report(
         definitions=definitions,
         efficiency=efficiency,
     )
+
+
+def _report_levels(levels: Levels | None) -> Levels | None:
+    """``levels`` when the table has judge, collection or seed levels, else ``None``.
+
+    Raises
+    ------
+    SchemaError
+        When such levels come without a run level.
+    """
+    if levels is None or not levels.extra:
+        return None
+    if levels.run is None:
+        msg = (
+            "report needs a frame with a run column and at least two runs; this frame "
+            "has no run column (name it 'run' or map it with df.ireval(run='<column>'))"
+        )
+        raise SchemaError(msg)
+    return levels
+
+
+def _per_query_baseline(baseline: Any, order: list[Hashable]) -> Hashable:
+    """The run the per-query table takes its deltas to: the baseline (the first of a
+    list), or the first run when there is none.
+    """
+    if baseline is None:
+        return order[0]
+    if isinstance(baseline, list | tuple):
+        return baseline[0]
+    return baseline
+
+
+def _settings(
+    evaluation: Evaluation,
+    significance: Significance,
+    reference: Hashable,
+    comparisons: int,
+    risk_alpha: float | None,
+) -> dict[str, Any]:
+    """The settings every rendering records, for a report of ``comparisons`` comparisons."""
+    test = significance.test
+    resampling = test in ("permutation", "bootstrap")
+    baseline = significance.baseline
+    settings = evaluation.as_options()
+    del settings["validate"]
+    info: dict[str, Any] = {
+        "pdireval version": __version__,
+        **settings,
+        "tie rule": TIE_RULE,
+        "test": test,
+        "correction": significance.correction,
+        "correction scope": "all comparisons of the report (run pairs x metrics)",
+        "alpha": significance.alpha,
+        "n_resamples": significance.n_resamples if resampling else None,
+        "seed": significance.seed if resampling else None,
+        "baseline": baseline if baseline is not None else "all pairs",
+        "per_query_baseline": reference,
+        "summary": "mean over queries; ± is the half-width of the 95% Student t interval",
+        "interval of Δ": interval_note(
+            test, significance.correction, significance.alpha, comparisons
+        ),
+    }
+    if risk_alpha is not None:
+        info["risk alpha"] = risk_alpha
+    return info
 
 
 def _level_notes(levels: Levels, macro: bool, test: str) -> tuple[tuple[str, ...], dict[str, Any]]:

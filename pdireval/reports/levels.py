@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -76,16 +76,50 @@ def levelled_summary(
     average (one block per judge) is the mean of the collection means, when there are
     two collections or more.
     """
-    groups = [levels.run, *levels.within]
     per_group = aggregate(table, "mean", levels)
     assert isinstance(per_group, pd.DataFrame)  # grouped by the run at least
-    if levels.seed is not None:
-        grouped = per_group.groupby(level=_by(groups), sort=False, observed=True)
-        means, half = grouped.mean(), t_half_widths(grouped.count(), grouped.std(ddof=1))
-    else:
-        grouped = table.groupby(level=_by(groups), sort=False, observed=True)
-        means, half = per_group, t_half_widths(grouped.count(), grouped.std(ddof=1))
+    means, half = _cell_means(table, per_group, levels)
     blocks = _blocks(table, levels)
+    macro = _has_macro_average(blocks, levels)
+    if not levels.within:
+        return means.reindex(list(order)), half.reindex(list(order)), False
+    parts_mean = {block: _block_of(means, block, levels) for block in blocks}
+    parts_half = {block: _block_of(half, block, levels) for block in blocks}
+    judges = list(dict.fromkeys(block[:-1] for block in blocks)) if macro else []
+    if macro:
+        macro_mean, macro_half = _macro_average(per_group, levels)
+        for judge in judges:
+            key = (*judge, MACRO)
+            parts_mean[key] = _judge_of(macro_mean, judge, levels)
+            parts_half[key] = _judge_of(macro_half, judge, levels)
+    columns = _column_order(list(parts_mean), judges)
+    summary = _side_by_side(parts_mean, columns, levels)
+    intervals = _side_by_side(parts_half, columns, levels)
+    return summary.reindex(list(order)), intervals.reindex(list(order)), macro
+
+
+def _cell_means(
+    table: pd.DataFrame, per_group: pd.DataFrame, levels: Levels
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The mean of each (run, judge, collection) and its ± half-width: across the seeds'
+    means with a seed level, else across the queries.
+    """
+    groups = _by([levels.run, *levels.within])
+    if levels.seed is not None:
+        grouped = per_group.groupby(level=groups, sort=False, observed=True)
+        return grouped.mean(), t_half_widths(grouped.count(), grouped.std(ddof=1))
+    grouped = table.groupby(level=groups, sort=False, observed=True)
+    return per_group, t_half_widths(grouped.count(), grouped.std(ddof=1))
+
+
+def _has_macro_average(blocks: list[tuple], levels: Levels) -> bool:
+    """Whether the table has a macro average: two collections or more.
+
+    Raises
+    ------
+    SchemaError
+        When a collection has the macro average's name.
+    """
     collections = {block[-1] for block in blocks} if levels.collection is not None else set()
     macro = len(collections) > 1
     if macro and MACRO in collections:
@@ -94,39 +128,43 @@ def levelled_summary(
             f"column; rename that {levels.collection}"
         )
         raise SchemaError(msg)
-    if not levels.within:
-        return means.reindex(list(order)), half.reindex(list(order)), False
-    parts_mean, parts_half = {}, {}
-    judges = list(dict.fromkeys(block[:-1] for block in blocks)) if macro else []
-    for block in blocks:
-        key = block if len(block) > 1 else block[0]
-        parts_mean[block] = means.xs(key, level=_by(levels.within))
-        parts_half[block] = half.xs(key, level=_by(levels.within))
-    if macro:
-        by_judge = [levels.run, *([levels.judge] if levels.judge is not None else [])]
-        seeded = [*by_judge, *([levels.seed] if levels.seed is not None else [])]
-        per_seed_macro = per_group.groupby(level=_by(seeded), sort=False, observed=True).mean()
-        if levels.seed is not None:
-            grouped = per_seed_macro.groupby(level=_by(by_judge), sort=False, observed=True)
-            macro_mean = grouped.mean()
-            macro_half = t_half_widths(grouped.count(), grouped.std(ddof=1))
-        else:
-            macro_mean = per_seed_macro
-            macro_half = macro_mean * np.nan
-        for judge in judges:
-            key = (*judge, MACRO)
-            if judge:
-                parts_mean[key] = macro_mean.xs(judge[0], level=levels.judge)
-                parts_half[key] = macro_half.xs(judge[0], level=levels.judge)
-            else:
-                parts_mean[key], parts_half[key] = macro_mean, macro_half
-    columns = _column_order(list(parts_mean), judges)
+    return macro
+
+
+def _block_of(frame: pd.DataFrame, block: tuple, levels: Levels) -> pd.DataFrame:
+    """The rows of one (judge, collection) block, without its levels."""
+    key = block if len(block) > 1 else block[0]
+    return cast(pd.DataFrame, frame.xs(key, level=_by(levels.within)))
+
+
+def _macro_average(per_group: pd.DataFrame, levels: Levels) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The mean of the collection means per (run, judge), and its ± half-width across the
+    seeds (none without seeds).
+    """
+    by_judge = [levels.run, *([levels.judge] if levels.judge is not None else [])]
+    seeded = [*by_judge, *([levels.seed] if levels.seed is not None else [])]
+    per_seed_macro = per_group.groupby(level=_by(seeded), sort=False, observed=True).mean()
+    if levels.seed is None:
+        return per_seed_macro, per_seed_macro * np.nan
+    grouped = per_seed_macro.groupby(level=_by(by_judge), sort=False, observed=True)
+    return grouped.mean(), t_half_widths(grouped.count(), grouped.std(ddof=1))
+
+
+def _judge_of(frame: pd.DataFrame, judge: tuple, levels: Levels) -> pd.DataFrame:
+    """The rows of one judge (all rows when the table has no judge level)."""
+    if not judge:
+        return frame
+    return cast(pd.DataFrame, frame.xs(judge[0], level=levels.judge))
+
+
+def _side_by_side(
+    parts: dict[tuple, pd.DataFrame], columns: list[tuple], levels: Levels
+) -> pd.DataFrame:
+    """The blocks ``columns`` of ``parts`` side by side, column levels named."""
     names = [*levels.within, "metric"]
-    summary = pd.concat({c: parts_mean[c] for c in columns}, axis=1, names=names[:-1])
-    intervals = pd.concat({c: parts_half[c] for c in columns}, axis=1, names=names[:-1])
-    summary.columns = summary.columns.set_names(names)
-    intervals.columns = intervals.columns.set_names(names)
-    return summary.reindex(list(order)), intervals.reindex(list(order)), macro
+    wide = pd.concat({c: parts[c] for c in columns}, axis=1, names=names[:-1])
+    wide.columns = wide.columns.set_names(names)
+    return wide
 
 
 def _column_order(blocks: list[tuple], judges: list[tuple]) -> list[tuple]:
@@ -189,15 +227,7 @@ def grid_of(
     runs = list(report.summary.index)
     names = report.run_labels(short=short)
     columns = [c if isinstance(c, tuple) else (c,) for c in report.summary.columns]
-    marks = report.marks
-    rows = report.cells(ci=ci, digits=digits)
-    grid_cells = [
-        [
-            (text, marks.of_cell(run, cell_key(label)), best)
-            for (text, _, best), label in zip(row, report.summary.columns, strict=True)
-        ]
-        for run, row in zip(runs, rows, strict=True)
-    ]
+    grid_cells = _grid_cells(report, ci=ci, digits=digits)
     depth = len(columns[0]) if columns else 1
     if not transpose:
         header = [_spans(columns, level) for level in range(depth)]
@@ -210,17 +240,7 @@ def grid_of(
         )
     level_names = list(report.summary.columns.names) if depth > 1 else []
     corner = [str(name) for name in level_names[:-1]] + ["Metric"]
-    labels, breaks = [], []
-    previous: tuple | None = None
-    for at, key in enumerate(columns):
-        shown = []
-        for part in range(depth):
-            same = previous is not None and previous[: part + 1] == key[: part + 1]
-            shown.append("" if same and part < depth - 1 else str(key[part]))
-        if depth > 1 and previous is not None and previous[0] != key[0]:
-            breaks.append(at)
-        labels.append(shown)
-        previous = key
+    labels, breaks = _row_labels(columns, depth)
     cells = [[grid_cells[r][c] for r in range(len(runs))] for c in range(len(columns))]
     return Grid(
         corner=corner,
@@ -229,3 +249,41 @@ def grid_of(
         cells=cells,
         breaks=breaks,
     )
+
+
+def _grid_cells(
+    report: Report, *, ci: bool, digits: int
+) -> list[list[tuple[str, list[tuple[bool, str]], bool]]]:
+    """The cells of the runs x columns table: (value text, marks, best?)."""
+    marks = report.marks
+    rows = report.cells(ci=ci, digits=digits)
+    return [
+        [
+            (text, marks.of_cell(run, cell_key(label)), best)
+            for (text, _, best), label in zip(row, report.summary.columns, strict=True)
+        ]
+        for run, row in zip(report.summary.index, rows, strict=True)
+    ]
+
+
+def _row_labels(columns: list[tuple], depth: int) -> tuple[list[list[str]], list[int]]:
+    """The transposed table's row labels, and the rows where the first part of the label
+    changes (a new group, when labels have two parts or more).
+    """
+    labels, breaks = [], []
+    previous: tuple | None = None
+    for at, key in enumerate(columns):
+        labels.append(_label_parts(key, previous, depth))
+        if depth > 1 and previous is not None and previous[0] != key[0]:
+            breaks.append(at)
+        previous = key
+    return labels, breaks
+
+
+def _label_parts(key: tuple, previous: tuple | None, depth: int) -> list[str]:
+    """The parts of one row's label: '' for each part but the last that repeats the row above."""
+    shown = []
+    for part in range(depth):
+        same = previous is not None and previous[: part + 1] == key[: part + 1]
+        shown.append("" if same and part < depth - 1 else str(key[part]))
+    return shown

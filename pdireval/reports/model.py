@@ -76,6 +76,24 @@ def definition(metric: Metric) -> str:
     return text if end < 0 else text[: end + 1]
 
 
+def _interval_texts(comparison: pd.DataFrame, digits: int) -> list[str]:
+    """Each comparison's interval of Δ as ``[low, high]`` ('' when a bound is missing)."""
+    return [
+        f"[{format_delta(lo, digits)}, {format_delta(hi, digits)}]"
+        if not (math.isnan(lo) or math.isnan(hi))
+        else ""
+        for lo, hi in zip(comparison["ci_low"], comparison["ci_high"], strict=True)
+    ]
+
+
+def _mark_texts(comparison: pd.DataFrame) -> list[str]:
+    """Each comparison's mark: ▲ (significantly better), ▼ (worse) or ''."""
+    return [
+        (BETTER if d > 0 else WORSE) if s else ""
+        for s, d in zip(comparison["significant"], comparison["delta"], strict=True)
+    ]
+
+
 @dataclass(frozen=True, repr=False)
 class Report:
     """The results of several runs, ready to paste into a paper, a sheet or a notebook.
@@ -261,17 +279,9 @@ class Report:
                 "Baseline mean": [format_value(v, digits) for v in table["baseline_mean"]],
                 "Δ": [format_delta(v, digits) for v in table["delta"]],
                 "Δ %": [format_percent(v) for v in table["relative_delta"]],
-                self._interval_header(): [
-                    f"[{format_delta(lo, digits)}, {format_delta(hi, digits)}]"
-                    if not (math.isnan(lo) or math.isnan(hi))
-                    else ""
-                    for lo, hi in zip(table["ci_low"], table["ci_high"], strict=True)
-                ],
+                self._interval_header(): _interval_texts(table, digits),
                 "p (adjusted)": [format_p(v) for v in table["p_adjusted"]],
-                "": [
-                    (BETTER if d > 0 else WORSE) if s else ""
-                    for s, d in zip(table["significant"], table["delta"], strict=True)
-                ],
+                "": _mark_texts(table),
                 "d": [format_value(v, 2) for v in table["effect_size"]],
                 "W/T/L": [
                     f"{w}/{t}/{lo}"

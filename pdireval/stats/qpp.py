@@ -214,10 +214,23 @@ def _numbers(table: pd.DataFrame, what: str) -> pd.DataFrame:
 def _aligned(predictor: pd.DataFrame, values: pd.DataFrame) -> pd.DataFrame:
     """Predictions repeated along the values' index (on the levels they share)."""
     own = list(predictor.index.names)
-    if any(name is None for name in own) and predictor.index.nlevels > 1:
+    _refuse_other_levels(predictor.index, values.index)
+    keys = _shared_keys(values.index, own)
+    _refuse_repeated_queries(predictor.index)
+    _refuse_other_queries(predictor.index, keys)
+    out = predictor.reindex(keys)
+    out.index = values.index
+    return out
+
+
+def _refuse_other_levels(own_index: pd.Index, index: pd.Index) -> None:
+    """Refuse a predictor whose index levels are unnamed (several) or not levels of the
+    values' index (a single level is matched with a single one by position).
+    """
+    own = list(own_index.names)
+    if any(name is None for name in own) and own_index.nlevels > 1:
         msg = "name the index levels of the predictor (e.g. ['collection', 'query'])"
         raise SchemaError(msg)
-    index = values.index
     missing = [name for name in own if name not in index.names]
     if missing and not (len(own) == 1 and index.nlevels == 1):
         msg = (
@@ -225,17 +238,30 @@ def _aligned(predictor: pd.DataFrame, values: pd.DataFrame) -> pd.DataFrame:
             f"index {list(index.names)}; name them alike"
         )
         raise SchemaError(msg)
+
+
+def _shared_keys(index: pd.Index, own: list[Hashable]) -> pd.Index:
+    """The values' index on the predictor's levels ``own``, in the predictor's order."""
     keys: pd.Index = index
     if isinstance(index, pd.MultiIndex):
         keys = index.droplevel([i for i, name in enumerate(index.names) if name not in own])
         if isinstance(keys, pd.MultiIndex):
             keys = keys.reorder_levels(own)
-    if predictor.index.has_duplicates:
-        ids = list(predictor.index[predictor.index.duplicated()].unique())
+    return keys
+
+
+def _refuse_repeated_queries(own_index: pd.Index) -> None:
+    """Refuse a predictor with several rows for a query."""
+    if own_index.has_duplicates:
+        ids = list(own_index[own_index.duplicated()].unique())
         msg = f"the predictor has several rows for queries {_shown(ids)}; give one per query"
         raise SchemaError(msg)
-    lacking = keys.unique().difference(predictor.index)
-    extra = predictor.index.difference(keys.unique())
+
+
+def _refuse_other_queries(own_index: pd.Index, keys: pd.Index) -> None:
+    """Refuse a predictor and values that are not about the same queries."""
+    lacking = keys.unique().difference(own_index)
+    extra = own_index.difference(keys.unique())
     if len(lacking) or len(extra):
         msg = (
             f"the predictor and the values are not about the same queries: "
@@ -244,9 +270,6 @@ def _aligned(predictor: pd.DataFrame, values: pd.DataFrame) -> pd.DataFrame:
             "Give both the same query ids (and the same id type: '401' is not 401)"
         )
         raise SchemaError(msg)
-    out = predictor.reindex(keys)
-    out.index = values.index
-    return out
 
 
 def _named_levels(by: Hashable | Sequence[Hashable], index: pd.Index) -> list[Hashable]:

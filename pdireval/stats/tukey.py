@@ -307,13 +307,41 @@ def letter_groups(pairs: pd.DataFrame) -> pd.DataFrame:
 
 
 def _letters_of(metric: Any, block: pd.DataFrame) -> pd.DataFrame:
-    means: dict[Hashable, float] = {}  # runs in the order of the pairs, baseline first
+    """The mean, label, letter group and beaten runs of each run of one metric's pairs."""
+    means = _run_means(block)  # runs in the order of the pairs, baseline first
+    order = list(means)
+    _refuse_missing_pairs(metric, order, block)
+    different = _different_pairs(block)
+    best_first = sorted(order, key=lambda run: -means[run])
+    groups = compact_letters(best_first, different)
+    labels = dict(zip(order, _letters(len(order)), strict=True))
+    beats = _beaten_labels(order, means, different, labels)
+    return pd.DataFrame(
+        {
+            "mean": [means[run] for run in order],
+            "label": [labels[run] for run in order],
+            "group": [groups[run] for run in order],
+            "beats": [beats[run] for run in order],
+        },
+        index=pd.MultiIndex.from_arrays([[metric] * len(order), order], names=["metric", "run"]),
+    )
+
+
+def _run_means(block: pd.DataFrame) -> dict[Hashable, float]:
+    """Each run's mean in a table of pairs of one metric, the runs in the order of the
+    pairs (of each pair, the baseline first).
+    """
+    means: dict[Hashable, float] = {}
     for run, baseline, mean, baseline_mean in zip(
         block["run"], block["baseline"], block["mean"], block["baseline_mean"], strict=True
     ):
         means.setdefault(baseline, float(baseline_mean))
         means.setdefault(run, float(mean))
-    order = list(means)
+    return means
+
+
+def _refuse_missing_pairs(metric: Any, order: list[Hashable], block: pd.DataFrame) -> None:
+    """Refuse a table of pairs of one metric that lacks a pair of its runs."""
     seen = {frozenset(pair) for pair in zip(block["run"], block["baseline"], strict=True)}
     absent = [
         (a, b) for i, a in enumerate(order) for b in order[i + 1 :] if frozenset((a, b)) not in seen
@@ -324,18 +352,28 @@ def _letters_of(metric: Any, block: pd.DataFrame) -> pd.DataFrame:
             "are missing (compare with baseline=None, or use pdireval.tukey_hsd)"
         )
         raise SchemaError(msg)
+
+
+def _different_pairs(block: pd.DataFrame) -> set[frozenset]:
+    """The pairs of runs that differ significantly, each as a set of two runs."""
     significant = block["significant"].astype(bool).to_numpy()
-    different = {
+    return {
         frozenset(pair)
         for pair, yes in zip(
             zip(block["run"], block["baseline"], strict=True), significant, strict=True
         )
         if yes
     }
-    best_first = sorted(order, key=lambda run: -means[run])
-    groups = compact_letters(best_first, different)
-    labels = dict(zip(order, _letters(len(order)), strict=True))
-    beats = {
+
+
+def _beaten_labels(
+    order: list[Hashable],
+    means: dict[Hashable, float],
+    different: set[frozenset],
+    labels: dict[Hashable, str],
+) -> dict[Hashable, str]:
+    """For each run, the labels of the runs it is significantly better than."""
+    return {
         run: "".join(
             labels[other]
             for other in order
@@ -343,12 +381,3 @@ def _letters_of(metric: Any, block: pd.DataFrame) -> pd.DataFrame:
         )
         for run in order
     }
-    return pd.DataFrame(
-        {
-            "mean": [means[run] for run in order],
-            "label": [labels[run] for run in order],
-            "group": [groups[run] for run in order],
-            "beats": [beats[run] for run in order],
-        },
-        index=pd.MultiIndex.from_arrays([[metric] * len(order), order], names=["metric", "run"]),
-    )

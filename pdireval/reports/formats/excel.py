@@ -119,16 +119,9 @@ def _best(report: Report) -> dict[str, set[Hashable]]:
 def _comparisons(book: Any, report: Report, digits: int) -> None:
     sheet = Sheet(book, "Comparisons")
     table = report.comparison
-    within = [str(name) for name in report.within]
-    names = [
-        *within, "Run", "Baseline", "Metric", "Mean", "Baseline mean", "Δ", "Δ %",
-        "Δ CI low", "Δ CI high", "p", "p (adjusted)", "Significant", "Effect size (d)",
-        "Wins", "Ties", "Losses",
-    ]  # fmt: skip
     risk = "urisk" in table.columns
-    if risk:
-        names += [f"URisk (α = {report.settings.get('risk alpha'):g})", "TRisk"]
-    ids = len(within) + 3
+    names = _comparison_names(report, risk)
+    ids = len(report.within) + 3
     sheet.header(names, text_columns=ids)
     value = _number(digits)
     signed = f'+{value};"−"{value};{value}'
@@ -136,42 +129,71 @@ def _comparisons(book: Any, report: Report, digits: int) -> None:
     columns = [*COMPARISON_COLUMNS, *(("urisk", "trisk") if risk else ())]
     records: list[Any] = list(table[columns].itertuples(index=False))
     for row, record in enumerate(records, start=2):
-        better = record.significant and record.delta > 0
-        worse = record.significant and record.delta < 0
-        fill = GREEN if better else RED if worse else None
         cells: list[tuple[Any, dict[str, Any]]] = [
             *((id_text(place[row - 2]), {"wrap": NAME_WIDTH}) for place in places),
-            (id_text(record.run), {"wrap": NAME_WIDTH}),
-            (id_text(record.baseline), {"wrap": NAME_WIDTH}),
-            (str(record.metric), {}),
-            (plain(record.mean), {"format": value}),
-            (plain(record.baseline_mean), {"format": value}),
-            (plain(record.delta), {"format": signed, "fill": fill, "bold": record.significant}),
-            (plain(record.relative_delta), {"format": '+0.0%;"−"0.0%;0.0%'}),
-            (plain(record.ci_low), {"format": signed}),
-            (plain(record.ci_high), {"format": signed}),
-            (plain(record.p_value), {"p": True}),
-            (plain(record.p_adjusted), {"p": True, "fill": fill, "bold": record.significant}),
-            ((BETTER if better else WORSE) if record.significant else "", {"fill": fill}),
-            (plain(record.effect_size), {"format": "0.00"}),
-            (int(record.wins), {}),
-            (int(record.ties), {}),
-            (int(record.losses), {}),
+            *_comparison_cells(record, value, signed),
         ]
         if risk:
-            cells += [
-                (plain(record.urisk), {"format": signed}),
-                (plain(record.trisk), {"format": '+0.00;"−"0.00;0.00'}),
-            ]
+            cells += _risk_cells(record, signed)
         for column, (content, style) in enumerate(cells, start=1):
-            if style.pop("p", False) and isinstance(content, float):
-                style["format"] = _p_format(content)
-                style["shown"] = format_p(content)
-            elif isinstance(content, float) and "format" in style:
-                style.setdefault("shown", f"+{content:.{digits}f}")
+            _styled_number(content, style, digits)
             sheet.cell(row, column, content, right=column > ids, **style)
     sheet.finish(len(table), len(names), f"{letter(ids + 1)}2")
     sheet.note(len(table) + 3, f"{report.legend()} {report.interval_note()}", len(names))
+
+
+def _comparison_names(report: Report, risk: bool) -> list[str]:
+    """The headers of the comparisons sheet: the places, the comparison, the risk."""
+    names = [
+        *(str(name) for name in report.within), "Run", "Baseline", "Metric", "Mean",
+        "Baseline mean", "Δ", "Δ %", "Δ CI low", "Δ CI high", "p", "p (adjusted)",
+        "Significant", "Effect size (d)", "Wins", "Ties", "Losses",
+    ]  # fmt: skip
+    if risk:
+        names += [f"URisk (α = {report.settings.get('risk alpha'):g})", "TRisk"]
+    return names
+
+
+def _comparison_cells(record: Any, value: str, signed: str) -> list[tuple[Any, dict[str, Any]]]:
+    """One comparison's cells from the run on, each with its style (``p``: a p-value)."""
+    better = record.significant and record.delta > 0
+    worse = record.significant and record.delta < 0
+    fill = GREEN if better else RED if worse else None
+    return [
+        (id_text(record.run), {"wrap": NAME_WIDTH}),
+        (id_text(record.baseline), {"wrap": NAME_WIDTH}),
+        (str(record.metric), {}),
+        (plain(record.mean), {"format": value}),
+        (plain(record.baseline_mean), {"format": value}),
+        (plain(record.delta), {"format": signed, "fill": fill, "bold": record.significant}),
+        (plain(record.relative_delta), {"format": '+0.0%;"−"0.0%;0.0%'}),
+        (plain(record.ci_low), {"format": signed}),
+        (plain(record.ci_high), {"format": signed}),
+        (plain(record.p_value), {"p": True}),
+        (plain(record.p_adjusted), {"p": True, "fill": fill, "bold": record.significant}),
+        ((BETTER if better else WORSE) if record.significant else "", {"fill": fill}),
+        (plain(record.effect_size), {"format": "0.00"}),
+        (int(record.wins), {}),
+        (int(record.ties), {}),
+        (int(record.losses), {}),
+    ]
+
+
+def _risk_cells(record: Any, signed: str) -> list[tuple[Any, dict[str, Any]]]:
+    """The URisk and TRisk cells of one comparison."""
+    return [
+        (plain(record.urisk), {"format": signed}),
+        (plain(record.trisk), {"format": '+0.00;"−"0.00;0.00'}),
+    ]
+
+
+def _styled_number(content: Any, style: dict[str, Any], digits: int) -> None:
+    """Complete ``style`` in place: a p-value's format and text, a number's text."""
+    if style.pop("p", False) and isinstance(content, float):
+        style["format"] = _p_format(content)
+        style["shown"] = format_p(content)
+    elif isinstance(content, float) and "format" in style:
+        style.setdefault("shown", f"+{content:.{digits}f}")
 
 
 def _efficiency(book: Any, report: Report) -> None:

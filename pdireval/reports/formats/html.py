@@ -144,39 +144,54 @@ _HTML_GRID_STYLE = _HTML_STYLE.replace(
 
 def _html_table(grid: Grid) -> tuple[str, str]:
     """The ``<thead>`` and ``<tbody>`` of a paper table (names escaped)."""
+    head, body = _html_head(grid), _html_body(grid)
+    return f"<thead>{''.join(head)}</thead>", "<tbody>" + "".join(body) + "</tbody>"
+
+
+def _html_head(grid: Grid) -> list[str]:
+    """The header rows: the spanning headers, then the row-label and value columns' names."""
     stub = len(grid.corner)
     head = []
-    for depth, spans in enumerate(grid.header):
-        if depth < len(grid.header) - 1:
-            cells = [f'<th colspan="{stub}"></th>'] if stub > 1 else ["<th></th>"]
-            cells += [
-                f'<th colspan="{span}" class="span">{escape.html(text)}</th>'
-                if span > 1
-                else f'<th class="span">{escape.html(text)}</th>'
-                for text, span in spans
-            ]
-        else:
-            names = [*grid.corner, *(text for text, _ in spans)]
-            cells = [
-                f'<th style="text-align:{"left" if i < stub else "right"}">{escape.html(h)}</th>'
-                for i, h in enumerate(names)
-            ]
-        last = depth == len(grid.header) - 1
-        head.append(("<tr>" if last else '<tr class="spans">') + "".join(cells) + "</tr>")
+    for spans in grid.header[:-1]:
+        cells = [f'<th colspan="{stub}"></th>'] if stub > 1 else ["<th></th>"]
+        cells += [_html_span(text, span) for text, span in spans]
+        head.append('<tr class="spans">' + "".join(cells) + "</tr>")
+    names = [*grid.corner, *(text for text, _ in grid.header[-1])]
+    cells = [
+        f'<th style="text-align:{"left" if i < stub else "right"}">{escape.html(h)}</th>'
+        for i, h in enumerate(names)
+    ]
+    head.append("<tr>" + "".join(cells) + "</tr>")
+    return head
+
+
+def _html_span(text: str, span: int) -> str:
+    """A spanning header over ``span`` value columns."""
+    if span > 1:
+        return f'<th colspan="{span}" class="span">{escape.html(text)}</th>'
+    return f'<th class="span">{escape.html(text)}</th>'
+
+
+def _html_body(grid: Grid) -> list[str]:
+    """The rows: labels, then each value with its marks; a group's first row ruled."""
     body = []
     for at, (labels, row) in enumerate(zip(grid.labels, grid.cells, strict=True)):
         shown = [f'<th scope="row">{escape.html(label)}</th>' for label in labels]
-        for text, marks, best in row:
-            value = f"<b>{escape.html(text)}</b>" if best and text else escape.html(text)
-            signs = "".join(
-                f'<span style="color:{"#1a7f37" if better else "#cf222e"}">'
-                f"{BETTER if better else WORSE}{letter}</span>"
-                for better, letter in marks
-            )
-            shown.append(f'<td>{value}<span class="mark">{signs}</span></td>')
+        shown += [_html_value(text, marks, best) for text, marks, best in row]
         start = ' class="group"' if at in grid.breaks else ""
         body.append(f"<tr{start}>" + "".join(shown) + "</tr>")
-    return f"<thead>{''.join(head)}</thead>", "<tbody>" + "".join(body) + "</tbody>"
+    return body
+
+
+def _html_value(text: str, marks: list[tuple[bool, str]], best: bool) -> str:
+    """A value's cell: the value (bold when best), then its coloured marks."""
+    value = f"<b>{escape.html(text)}</b>" if best and text else escape.html(text)
+    signs = "".join(
+        f'<span style="color:{"#1a7f37" if better else "#cf222e"}">'
+        f"{BETTER if better else WORSE}{letter}</span>"
+        for better, letter in marks
+    )
+    return f'<td>{value}<span class="mark">{signs}</span></td>'
 
 
 FORMAT = Format(

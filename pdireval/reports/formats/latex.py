@@ -91,6 +91,22 @@ def _latex_tabular(grid: Grid) -> list[str]:
     """
     stub = len(grid.corner)
     lines = [r"\begin{tabular}{" + "l" * stub + "r@{}l" * grid.width + "}", r"\toprule"]
+    lines += _latex_header(grid)
+    lines.append(r"\midrule")
+    for at, (labels, row) in enumerate(zip(grid.labels, grid.cells, strict=True)):
+        if at in grid.breaks:
+            lines.append(r"\midrule")
+        cells = [escape.latex(text) for text in labels]
+        for text, marks, best in row:
+            cells += _latex_value(text, marks, best)
+        lines.append(" & ".join(cells) + r" \\")
+    return [*lines, r"\bottomrule", r"\end{tabular}}"]
+
+
+def _latex_header(grid: Grid) -> list[str]:
+    r"""The header rows, a ``\cmidrule`` under each header that spans others (not the last row)."""
+    stub = len(grid.corner)
+    lines = []
     for depth, spans in enumerate(grid.header):
         last = depth == len(grid.header) - 1
         cells = [escape.latex(text) for text in grid.corner] if last else [""] * stub
@@ -103,24 +119,21 @@ def _latex_tabular(grid: Grid) -> list[str]:
         lines.append(" & ".join(cells) + r" \\")
         if rules:
             lines.append("".join(rules))
-    lines.append(r"\midrule")
-    for at, (labels, row) in enumerate(zip(grid.labels, grid.cells, strict=True)):
-        if at in grid.breaks:
-            lines.append(r"\midrule")
-        cells = [escape.latex(text) for text in labels]
-        for text, marks, best in row:
-            whole, dot, rest = text.partition(".")
-            rest = (dot + rest).replace(" ± ", r" $\pm$ ")
-            if best and text:
-                whole, rest = rf"\textbf{{{whole}}}", rf"\textbf{{{rest}}}" if rest else ""
-            signs = "".join(
-                (r"\blacktriangle" if better else r"\blacktriangledown")
-                + (rf"\mathrm{{{letter}}}" if letter else "")
-                for better, letter in marks
-            )
-            cells += [whole, rest + (f"$^{{{signs}}}$" if signs else "")]
-        lines.append(" & ".join(cells) + r" \\")
-    return [*lines, r"\bottomrule", r"\end{tabular}}"]
+    return lines
+
+
+def _latex_value(text: str, marks: list[tuple[bool, str]], best: bool) -> list[str]:
+    """A value as its two columns: the whole part, then the decimals and the marks."""
+    whole, dot, rest = text.partition(".")
+    rest = (dot + rest).replace(" ± ", r" $\pm$ ")
+    if best and text:
+        whole, rest = rf"\textbf{{{whole}}}", rf"\textbf{{{rest}}}" if rest else ""
+    signs = "".join(
+        (r"\blacktriangle" if better else r"\blacktriangledown")
+        + (rf"\mathrm{{{letter}}}" if letter else "")
+        for better, letter in marks
+    )
+    return [whole, rest + (f"$^{{{signs}}}$" if signs else "")]
 
 
 FORMAT = Format(

@@ -11,7 +11,7 @@ import pandas as pd
 
 from pdireval._core import escape
 from pdireval.reports.formats import Format
-from pdireval.reports.levels import grid_of
+from pdireval.reports.levels import Grid, grid_of
 from pdireval.reports.numbers import BETTER, WORSE, format_value
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -30,29 +30,13 @@ def render(
 ) -> str:
     """The report as GitHub-flavoured Markdown (see :meth:`pdireval.Report.to_markdown`)."""
     grid = grid_of(report, ci=ci, digits=digits, transpose=transpose)
-    header = [escape.markdown(text) for text in grid.corner]
-    for column in range(grid.width):  # spanning headers repeated: "robust04 / AP"
-        parts = [_covering(row, column) for row in grid.header]
-        header.append(" / ".join(escape.markdown(part) for part in parts))
-    rows = [
-        [
-            *(escape.markdown(label) for label in labels),
-            *((f"**{text}**" if best and text else text) + _mark_text(marks)
-              for text, marks, best in cells),
-        ]
-        for labels, cells in zip(grid.labels, grid.cells, strict=True)
-    ]  # fmt: skip
-    legend = report.marks.legend(escape.markdown) + " Best value per metric in bold."
-    legend += "".join(" " + escape.markdown(text) for text in report.notes)
-    if ci:
-        legend += " ±: " + report.mean_interval
     numeric = [False] * len(grid.corner) + [True] * grid.width
     out = [
         "## Results",
         "",
-        _markdown_rows(header, rows, numeric=numeric),
+        _markdown_rows(_grid_header(grid), _grid_rows(grid), numeric=numeric),
         "",
-        legend,
+        _legend(report, ci),
         "",
         "## Comparisons",
         "",
@@ -64,13 +48,48 @@ def render(
     if report.efficiency is not None:
         out += ["## Efficiency", "", _markdown_frame(report.efficiency_text()), ""]
     if per_query:
-        flat = report.per_query_flat()
-        text = flat.astype(object).map(
-            lambda v: format_value(v, digits) if isinstance(v, float) else str(v)
-        )
-        places = [str(name) for name in report.per_query.index.names[1:-1]]
-        out += ["## Per query", "", _markdown_frame(text, places), ""]
+        out += ["## Per query", "", _per_query_table(report, digits), ""]
     return "\n".join(out)
+
+
+def _grid_header(grid: Grid) -> list[str]:
+    """The paper table's one header row, spanning headers repeated: "robust04 / AP"."""
+    header = [escape.markdown(text) for text in grid.corner]
+    for column in range(grid.width):
+        parts = [_covering(row, column) for row in grid.header]
+        header.append(" / ".join(escape.markdown(part) for part in parts))
+    return header
+
+
+def _grid_rows(grid: Grid) -> list[list[str]]:
+    """The paper table's rows: labels escaped, best values in bold, marks after."""
+    return [
+        [
+            *(escape.markdown(label) for label in labels),
+            *((f"**{text}**" if best and text else text) + _mark_text(marks)
+              for text, marks, best in cells),
+        ]
+        for labels, cells in zip(grid.labels, grid.cells, strict=True)
+    ]  # fmt: skip
+
+
+def _legend(report: Report, ci: bool) -> str:
+    """The sentences under the paper table: the marks, bold, the notes and the ±."""
+    legend = report.marks.legend(escape.markdown) + " Best value per metric in bold."
+    legend += "".join(" " + escape.markdown(text) for text in report.notes)
+    if ci:
+        legend += " ±: " + report.mean_interval
+    return legend
+
+
+def _per_query_table(report: Report, digits: int) -> str:
+    """The per-query table as Markdown, values with ``digits`` decimals."""
+    flat = report.per_query_flat()
+    text = flat.astype(object).map(
+        lambda v: format_value(v, digits) if isinstance(v, float) else str(v)
+    )
+    places = [str(name) for name in report.per_query.index.names[1:-1]]
+    return _markdown_frame(text, places)
 
 
 def _covering(row: list[tuple[str, int]], column: int) -> str:
