@@ -21,7 +21,7 @@ from pdireval._core.options import (
     comparison_options,
     takes,
 )
-from pdireval._core.roles import as_column_map
+from pdireval._core.roles import ResolvedColumns, resolve
 from pdireval.engine import evaluate as _evaluate
 from pdireval.engine.merge import merge_qrels
 from pdireval.engine.runs import evaluated, run_order
@@ -71,7 +71,10 @@ __all__ = [
 
 
 def _per_query(
-    frame: pd.DataFrame, metrics: MetricsLike, columns: ColumnsLike, evaluation: Evaluation
+    frame: pd.DataFrame,
+    metrics: MetricsLike,
+    columns: ColumnsLike | ResolvedColumns,
+    evaluation: Evaluation,
 ) -> pd.DataFrame:
     return _evaluate.per_query(frame, parse_metrics(metrics), columns, evaluation)
 
@@ -222,12 +225,11 @@ def summary(
     RR      0.75     0.5      1.0
     """
     parsed = parse_metrics(metrics)
-    timed = _has_times(frame, columns) and ci is None
+    evaluation = Evaluation.from_options(options)
+    roles = resolve(frame, columns)  # once, for the times and the evaluation
+    timed = roles.time is not None and ci is None
     table, levels = _evaluate.per_part(
-        frame,
-        parse_metrics([*parsed, Latency]) if timed else parsed,
-        columns,
-        Evaluation.from_options(options),
+        frame, parse_metrics([*parsed, Latency]) if timed else parsed, roles, evaluation
     )
     if ci is not None:
         return summary_table(
@@ -307,11 +309,6 @@ def seed_summary(
     evaluation = Evaluation.from_options(options)
     table, levels = _evaluate.per_part(frame, parse_metrics(metrics), columns, evaluation)
     return seed_summary_table(table, levels, ci=ci)
-
-
-def _has_times(frame: pd.DataFrame, columns: ColumnsLike) -> bool:
-    """Whether the frame has a time column (efficiency statistics are then added)."""
-    return as_column_map(columns).resolve(frame).time is not None
 
 
 @takes(EVALUATION)
@@ -1037,9 +1034,9 @@ def per_query(
         msg = f"per_query takes one metric, got {[m.label for m in parsed]}"
         raise MetricError(msg)
     evaluation = Evaluation.from_options(options)
-    table = _per_query(frame, parsed, columns, evaluation)
-    runs = run_order(frame, as_column_map(columns).resolve(frame).run)
-    return per_query_table(table, baseline=baseline, runs=runs)
+    roles = resolve(frame, columns)  # once, for the evaluation and the runs' order
+    table = _per_query(frame, parsed, roles, evaluation)
+    return per_query_table(table, baseline=baseline, runs=run_order(frame, roles.run))
 
 
 @takes(COMPARISON, EVALUATION)
@@ -1094,14 +1091,15 @@ def report(
     """
     evaluation, significance, risk_alpha = comparison_options(options)
     parsed = parse_metrics(metrics)
-    timed = _has_times(frame, columns) and Latency.default not in parsed
+    roles = resolve(frame, columns)  # once, for the times, the evaluation and the runs
+    timed = roles.time is not None and Latency.default not in parsed
     table, levels = _evaluate.per_part(
-        frame, [*parsed, Latency.default] if timed else parsed, columns, evaluation
+        frame, [*parsed, Latency.default] if timed else parsed, roles, evaluation
     )
     latency = table.pop(Latency.default.label) if timed else None
     from pdireval.reports.build import build_report  # loaded when first used
 
-    runs = run_order(frame, as_column_map(columns).resolve(frame).run)
+    runs = run_order(frame, roles.run)
     return build_report(
         table,
         parsed,
