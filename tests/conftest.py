@@ -1,9 +1,18 @@
 """Session-wide test settings.
 
-The shared helpers are plain modules next to the tests (``adversarial.py``: generated
-runs and judgments and the bridge to pytrec_eval; ``reference.py``: slow, literal
-implementations of the measures; ``strategies.py``: hypothesis strategies), imported
-explicitly where they are used.
+The tests sit in folders that mirror the package's layers (``core``, ``prepare``,
+``metrics``, ``engine``, ``stats``, ``judgments``, ``fusion``, ``io``, ``reports``,
+``plotting``, ``cli``, ``front`` for the typed functions, the accessor and Dask), and
+``across`` holds the suites that cut across them: every measure of the registry, the
+reference implementations, hostile names, no hidden state, every frame users bring, the
+docs and the README.
+
+The shared helpers are plain modules next to this file, imported explicitly where they
+are used (``adversarial.py``: generated runs and judgments and the bridge to pytrec_eval;
+``reference.py``: slow, literal implementations of the measures; ``strategies.py``:
+hypothesis strategies; ``evaluating.py``: every evaluating function; and a few frames
+and references of one subject). The fixture ``trec_eval`` (``trec_eval_program.py``)
+builds trec_eval 9.0.8 from its source for the tests that run the program itself.
 
 ``PDIREVAL_PREPARATION=reference`` runs the whole suite with the preparation's fast
 steps replaced by their plain reference implementations
@@ -18,6 +27,7 @@ import sys
 import threading
 
 import pytest
+from trec_eval_program import trec_eval  # noqa: F401  (a fixture for every test folder)
 
 _EXIT_STATUS = {"value": 0}
 _PREPARATION = os.environ.get("PDIREVAL_PREPARATION", "fast")

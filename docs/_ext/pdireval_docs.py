@@ -3,7 +3,7 @@
 Examples on the pages are standard ``.. code-block:: python`` blocks written as doctests
 (``>>>`` lines and the output under them), so they read the same on any site that shows
 reStructuredText; every page's examples run when it is read, and an output that differs
-from the page's is a build warning (``-W`` fails the build). ``tests/test_docs.py`` runs
+from the page's is a build warning (``-W`` fails the build). ``tests/across/test_docs.py`` runs
 them too.
 
 ``.. pdireval-measures::``

@@ -1,7 +1,7 @@
 """What pandas does not promise: every private attribute pdireval uses, in one place.
 
 Each entry is a shortcut around a public pandas call that costs noticeably more on the
-data pdireval handles, with the public call as its fallback. ``tests/test_compat.py``
+data pdireval handles, with the public call as its fallback. ``tests/core/test_compat.py``
 checks, for the pandas in use, that every shortcut is taken and gives what the public
 call gives: a release that renames or changes one fails that test loudly instead of
 silently taking the slower path.
@@ -34,7 +34,7 @@ try:  # pandas' wrapping of one array as a Series' data, used by its own constru
 except ImportError:  # pragma: no cover - a pandas that moved it
     _SingleBlockManager = None
 
-#: The shortcuts available in the pandas in use (``tests/test_compat.py`` wants all).
+#: The shortcuts available in the pandas in use (``tests/core/test_compat.py`` wants all).
 SHORTCUTS = {
     "series_around": _SingleBlockManager is not None and hasattr(pd.Series, "_from_mgr"),
     "arrow_array_like": hasattr(pd.arrays.ArrowExtensionArray, "_from_pyarrow_array"),

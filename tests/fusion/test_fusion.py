@@ -221,7 +221,7 @@ def test_user_guide_examples_run() -> None:
     import doctest
     from pathlib import Path
 
-    page = Path(__file__).resolve().parent.parent / "docs" / "fusion.rst"
+    page = Path(__file__).resolve().parents[2] / "docs" / "fusion.rst"
     failed, attempted = doctest.testfile(
         str(page), module_relative=False, optionflags=doctest.NORMALIZE_WHITESPACE
     )

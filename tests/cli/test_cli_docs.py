@@ -12,7 +12,7 @@ import pytest
 
 from pdireval.cli.main import main
 
-PAGE = Path(__file__).resolve().parents[1] / "docs" / "cli.rst"
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "cli.rst"
 _BLOCK = re.compile(r"\.\. code-block:: console\n\n((?:(?:   .*)?\n)+)")
 
 

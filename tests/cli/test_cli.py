@@ -24,7 +24,7 @@ def _data_dir() -> Path | None:
     candidates = []
     if os.environ.get("PDIREVAL_TREC_TESTDATA"):
         candidates.append(Path(os.environ["PDIREVAL_TREC_TESTDATA"]))
-    candidates.append(Path(__file__).resolve().parents[2] / "shared" / "trec_eval_testdata")
+    candidates.append(Path(__file__).resolve().parents[3] / "shared" / "trec_eval_testdata")
     return next((c for c in candidates if (c / "qrels.test").is_file()), None)
 
 

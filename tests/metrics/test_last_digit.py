@@ -27,7 +27,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from test_trec_eval_binary import trec_eval  # noqa: F401  (the fixture building the program)
 
 from pdireval import cli
 from pdireval.cli.measures import parse_measures
@@ -540,7 +539,7 @@ OPTIONS = [
 
 @pytest.mark.parametrize("seed", [21, 22])
 def test_the_command_line_prints_the_last_digit_trec_eval_prints(
-    trec_eval,  # noqa: F811
+    trec_eval,
     tmp_path,
     capsys,
     seed,

@@ -38,7 +38,7 @@ QRELS = "q1 0 d2 1\n# judged later\nq1 0 d9 2\nq2 0 007 0\nq3 0 x -1\n"
 STR = pd.Series(["a"]).dtype  # pandas' default string dtype: what the readers return
 TESTDATA = Path(
     os.environ.get("PDIREVAL_TREC_TESTDATA")
-    or Path(__file__).resolve().parents[2] / "shared" / "trec_eval_testdata"
+    or Path(__file__).resolve().parents[3] / "shared" / "trec_eval_testdata"
 )
 TESTDATA_REASON = (
     "optional trec_eval test data not found; it enables reading trec_eval's own test files "

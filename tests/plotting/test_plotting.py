@@ -403,7 +403,7 @@ def test_plot_namespace_does_not_import_matplotlib() -> None:
 
 
 def test_figure_script_writes_small_pngs(tmp_path: Path) -> None:
-    script = Path(__file__).resolve().parents[1] / "docs" / "make_figures.py"
+    script = Path(__file__).resolve().parents[2] / "docs" / "make_figures.py"
     done = subprocess.run(
         [sys.executable, str(script), "--all", "--out", str(tmp_path)],
         capture_output=True,

@@ -22,7 +22,7 @@ from pdireval.reports.formats import formats
 from pdireval.stats.significance import CORRECTIONS, TESTS
 from pdireval.typing import Correction, Test
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 REGISTRIES: dict[str, Registry] = {
     "fusion methods": METHODS,

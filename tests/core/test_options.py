@@ -2,48 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, get_args
+from typing import get_args
 
 import pandas as pd
 import pytest
+from evaluating import EVALUATING, toy_run
 
 import pdireval
 from pdireval import ParameterError
 from pdireval.datasets import toy
 from pdireval.typing import EvaluationOptions
-
-# Every public function that evaluates a frame, called with the options given.
-EVALUATING: dict[str, Callable[..., Any]] = {
-    "evaluate": lambda f, **o: pdireval.evaluate(f, ["AP", "P@5"], **o),
-    "summary": lambda f, **o: pdireval.summary(f, "AP", **o),
-    "compare": lambda f, **o: pdireval.compare(f, "AP", test="sign", **o),
-    "per_query": lambda f, **o: pdireval.per_query(f, "AP", **o),
-    "report": lambda f, **o: pdireval.report(f, "AP", test="sign", **o),
-    "precision": lambda f, **o: pdireval.precision(f, 5, **o),
-    "recall": lambda f, **o: pdireval.recall(f, 5, **o),
-    "ap": lambda f, **o: pdireval.ap(f, **o),
-    "map": lambda f, **o: pdireval.map(f[f["run"] == "system1"], **o),
-    "gmap": lambda f, **o: pdireval.gmap(f[f["run"] == "system1"], **o),
-    "rr": lambda f, **o: pdireval.rr(f, **o),
-    "mrr": lambda f, **o: pdireval.mrr(f[f["run"] == "system1"], **o),
-    "ndcg": lambda f, **o: pdireval.ndcg(f, 10, **o),
-    "dcg": lambda f, **o: pdireval.dcg(f, 10, **o),
-    "r_precision": lambda f, **o: pdireval.r_precision(f, **o),
-    "success": lambda f, **o: pdireval.success(f, 1, **o),
-    "tie_groups": lambda f, **o: pdireval.tie_groups(f, 2, **o),
-    "pr_curve": lambda f, **o: pdireval.pr_curve(f, **o),
-    "curve": lambda f, **o: pdireval.curve(f, "P", ks=[1, 2], **o),
-    "accessor.evaluate": lambda f, **o: f.ireval.evaluate("AP", **o),
-    "accessor.summary": lambda f, **o: f.ireval.summary("AP", **o),
-    "accessor.compare": lambda f, **o: f.ireval.compare("AP", test="sign", **o),
-    "accessor.per_query": lambda f, **o: f.ireval.per_query("AP", **o),
-    "accessor.report": lambda f, **o: f.ireval.report("AP", test="sign", **o),
-    "accessor.ndcg": lambda f, **o: f.ireval.ndcg(5, **o),
-    "accessor.tie_groups": lambda f, **o: f.ireval.tie_groups(2, **o),
-    "accessor.pr_curve": lambda f, **o: f.ireval.pr_curve(**o),
-    "accessor.curve": lambda f, **o: f.ireval.curve("P", [1, 2], **o),
-}
 
 # A valid value other than the default, for each option.
 NON_DEFAULT = {
@@ -67,10 +35,6 @@ INVALID = {
 }
 
 
-def _frame() -> pd.DataFrame:
-    return toy().drop(columns="rank").assign(score=lambda f: -f.index.to_numpy() // 2 * 1.0)
-
-
 def test_the_options_are_the_typed_ones() -> None:
     """The qrels given next to a run are tested in ``test_qrels_option.py``."""
     typed = set(EvaluationOptions.__annotations__) - {"qrels", "qrels_columns"}
@@ -81,15 +45,15 @@ def test_the_options_are_the_typed_ones() -> None:
 @pytest.mark.parametrize("option", sorted(NON_DEFAULT))
 @pytest.mark.parametrize("name", sorted(EVALUATING))
 def test_every_evaluating_function_takes_every_option(name: str, option: str) -> None:
-    EVALUATING[name](_frame(), **{option: NON_DEFAULT[option]})
+    EVALUATING[name](toy_run(), **{option: NON_DEFAULT[option]})
     with pytest.raises(ParameterError, match=rf"\b{option}="):
-        EVALUATING[name](_frame(), **{option: INVALID[option]})
+        EVALUATING[name](toy_run(), **{option: INVALID[option]})
 
 
 @pytest.mark.parametrize("name", sorted(EVALUATING))
 def test_a_misspelt_option_is_refused_with_a_suggestion(name: str) -> None:
     with pytest.raises(ParameterError, match=r"unknown option 'tie'.*did you mean 'ties'"):
-        EVALUATING[name](_frame(), tie="average")
+        EVALUATING[name](toy_run(), tie="average")
 
 
 def test_options_change_the_result() -> None:

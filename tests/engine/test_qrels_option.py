@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from evaluating import EVALUATING, toy_run
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_options import EVALUATING, _frame
 
 import pdireval
 from pdireval import ParameterError, SchemaError
@@ -59,7 +59,7 @@ def _same(one: Any, other: Any) -> None:
 
 @pytest.mark.parametrize("name", sorted(EVALUATING))
 def test_every_evaluating_function_takes_qrels(name: str) -> None:
-    frame = _frame()
+    frame = toy_run()
     run, qrels = _split(frame)
     merged = pdireval.merge_qrels(run, qrels)
     _same(EVALUATING[name](run, qrels=qrels), EVALUATING[name](merged))
@@ -146,7 +146,7 @@ def test_a_run_against_qrels_gives_the_numbers_of_its_merged_frame(inputs, chose
 
 
 def test_qrels_columns_map_the_qrels_roles() -> None:
-    run, qrels = _split(_frame())
+    run, qrels = _split(toy_run())
     renamed = qrels.rename(columns={"query": "qid", "doc": "docno", "rel": "label"})
     # PyTerrier-like qrels: qid/docno/label are recognised; other names are mapped.
     _same(pdireval.evaluate(run, "AP", qrels=renamed), pdireval.evaluate(run, "AP", qrels=qrels))
@@ -158,7 +158,7 @@ def test_qrels_columns_map_the_qrels_roles() -> None:
 
 
 def test_a_labelled_run_is_refused() -> None:
-    frame = _frame()
+    frame = toy_run()
     _, qrels = _split(frame)
     with pytest.raises(SchemaError, match="already has a column 'rel'"):
         pdireval.evaluate(frame, "AP", qrels=qrels)
@@ -197,7 +197,7 @@ def test_the_dask_backend_refuses_qrels() -> None:
     dd = pytest.importorskip("dask.dataframe")
     import pdireval.dask
 
-    run, qrels = _split(_frame())
+    run, qrels = _split(toy_run())
     with pytest.raises(ParameterError, match="merge_qrels"):
         pdireval.dask.evaluate(dd.from_pandas(run, npartitions=2), "AP", qrels=qrels)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 PAGES = sorted(DOCS.glob("*.rst"))
 #: Pages whose examples use an optional dependency beyond the test extra's usual ones.
 NEEDS = {"dask.rst": "dask.dataframe"}

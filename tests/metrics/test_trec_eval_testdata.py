@@ -46,7 +46,7 @@ def _data_dir() -> Path | None:
     candidates = []
     if os.environ.get("PDIREVAL_TREC_TESTDATA"):
         candidates.append(Path(os.environ["PDIREVAL_TREC_TESTDATA"]))
-    candidates.append(Path(__file__).resolve().parents[2] / "shared" / "trec_eval_testdata")
+    candidates.append(Path(__file__).resolve().parents[3] / "shared" / "trec_eval_testdata")
     for candidate in candidates:
         if (candidate / "qrels.test").is_file():
             return candidate
