@@ -3,6 +3,9 @@
 :func:`fuse` combines runs with one of ranx's unsupervised methods, :func:`normalize`
 normalises their scores, and :func:`optimize_fusion` searches the weights and parameters
 that evaluate best on judged queries.
+
+Rule: imports ``pdireval.engine`` (to evaluate) and the layers below it; nothing of
+``pdireval.judgments``, its sibling.
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ Importing this package registers the families; look them up by name with
 :func:`parse_metric` or use the objects directly (``P @ 10``, ``nDCG(gain='exp') @ 10``).
 Declare metrics of your own with :func:`define` (a vectorised kernel over a
 :class:`Ranked`) or :func:`define_per_query` (a Python function of one query).
+
+Rule: imports ``pdireval._prepare`` and ``pdireval._core`` only.
 """
 
 from __future__ import annotations

@@ -34,6 +34,9 @@ Examples
 ['strong', 'medium', 'weak']
 >>> ax.get_xlabel(), ax.get_ylabel()
 ('Recall', 'Interpolated precision')
+
+Rule: imports ``pdireval.judgments``, ``pdireval.stats`` and the layers below them;
+nothing of ``pdireval.reports``, its sibling.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Reports of a comparison of runs: the :class:`Report` model and one module per output
 format, each rendering the model with its own escaping.
 
-Rule: imports ``pdireval.stats``, ``pdireval.io`` and the layers below them only.
+Rule: imports ``pdireval.judgments``, ``pdireval.stats``, ``pdireval.io`` and the layers
+below them; nothing of ``pdireval.plotting``, its sibling.
 """
 
 from __future__ import annotations
