@@ -5,6 +5,7 @@
 from pdireval import datasets as datasets
 from pdireval import fusion as fusion
 from pdireval import metrics as metrics
+from pdireval import preferences as preferences
 from pdireval import typing as typing
 from pdireval._accessor import IREvalAccessor as IREvalAccessor
 from pdireval._core.errors import MetricError as MetricError
@@ -43,8 +44,10 @@ from pdireval.fusion import optimize_fusion as optimize_fusion
 from pdireval.io import read_qrels as read_qrels
 from pdireval.io import read_queries as read_queries
 from pdireval.io import read_run as read_run
+from pdireval.io import read_zscores as read_zscores
 from pdireval.io import write_qrels as write_qrels
 from pdireval.io import write_run as write_run
+from pdireval.io import write_zscores as write_zscores
 from pdireval.judgments.agreement import agreement as agreement
 from pdireval.judgments.agreement import confusion_matrix as confusion_matrix
 from pdireval.judgments.agreement import fleiss_kappa as fleiss_kappa
@@ -62,6 +65,12 @@ from pdireval.judgments.sheets import read_judging_sheet as read_judging_sheet
 from pdireval.judgments.sheets import write_judging_sheet as write_judging_sheet
 from pdireval.metrics import Metric as Metric
 from pdireval.metrics import parse_metric as parse_metric
+from pdireval.preferences import evaluate_prefs as evaluate_prefs
+from pdireval.preferences import evaluate_qrels_jg as evaluate_qrels_jg
+from pdireval.preferences import prefs_from_qrels as prefs_from_qrels
+from pdireval.preferences import prefs_summary as prefs_summary
+from pdireval.preferences import read_prefs as read_prefs
+from pdireval.preferences import read_qrels_jg as read_qrels_jg
 from pdireval.reports import Report as Report
 from pdireval.stats.correlation import kendall as kendall
 from pdireval.stats.correlation import rank_correlation as rank_correlation
@@ -82,3 +91,5 @@ from pdireval.stats.risk import georisk as georisk
 from pdireval.stats.risk import risk as risk
 from pdireval.stats.tukey import letter_groups as letter_groups
 from pdireval.stats.tukey import tukey_hsd as tukey_hsd
+from pdireval.stats.zscores import zscore_stats as zscore_stats
+from pdireval.stats.zscores import zscores as zscores

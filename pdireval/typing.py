@@ -48,11 +48,13 @@ __all__ = [
     "SignificanceOptions",
     "Test",
     "TiePolicy",
+    "TrecEvalVersion",
 ]
 
 #: Which queries an evaluation reports: every judged one (``trec_eval -c``), only the
 #: judged ones that retrieved something (plain ``trec_eval``), or all of them.
 QueryPolicy: TypeAlias = Literal["judged", "retrieved", "all"]
+TrecEvalVersion: TypeAlias = Literal["9.0.8", "10.0"]
 
 #: How documents with equal scores are ordered.
 TiePolicy: TypeAlias = Literal["trec", "optimistic", "pessimistic", "average"]
@@ -105,6 +107,9 @@ class EvaluationOptions(TypedDict, total=False):
         The smallest label counted as relevant, for labels that are not whole numbers.
     validate : bool
         Check the frame (default ``True``).
+    trec_eval_version : {"9.0.8", "10.0"}
+        Whose rules the measures where trec_eval's versions differ follow (default
+        ``"9.0.8"``).
     qrels : DataFrame, mapping of judge name to DataFrame, or None
         Judgments to match the frame against, as ``merge_qrels`` would, without
         building the merged frame; the frame is then a run without labels.
@@ -119,6 +124,7 @@ class EvaluationOptions(TypedDict, total=False):
     ignore_self: bool
     rel_threshold: float | None
     validate: bool
+    trec_eval_version: TrecEvalVersion
     qrels: pd.DataFrame | Mapping[Hashable, pd.DataFrame] | None
     qrels_columns: ColumnsLike
 

@@ -27,7 +27,7 @@ import sys
 import threading
 
 import pytest
-from trec_eval_program import trec_eval  # noqa: F401  (a fixture for every test folder)
+from trec_eval_program import trec_eval, trec_eval_10  # noqa: F401  (fixtures for every folder)
 
 _EXIT_STATUS = {"value": 0}
 _PREPARATION = os.environ.get("PDIREVAL_PREPARATION", "fast")

@@ -35,7 +35,7 @@ import pandas as pd
 from pdireval._core.errors import ParameterError, SchemaError
 from pdireval._core.ids import same_kind
 from pdireval._core.roles import ResolvedColumns, as_column_map
-from pdireval.typing import ColumnsLike, Correction, QueryPolicy, Test, TiePolicy
+from pdireval.typing import ColumnsLike, Correction, QueryPolicy, Test, TiePolicy, TrecEvalVersion
 
 __all__ = [
     "COMPARISON",
@@ -58,6 +58,8 @@ __all__ = [
 
 QUERY_POLICIES: tuple[str, ...] = get_args(QueryPolicy)
 TIE_POLICIES: tuple[str, ...] = get_args(TiePolicy)
+#: The trec_eval versions whose numbers pdireval gives (``trec_eval_version=``).
+TREC_EVAL_VERSIONS: tuple[str, ...] = get_args(TrecEvalVersion)
 TESTS: tuple[str, ...] = get_args(Test)
 CORRECTIONS: tuple[str, ...] = get_args(Correction)
 
@@ -263,6 +265,18 @@ for frames already validated, e.g. in a tight loop.""",
         _flag,
     ),
     Option(
+        "trec_eval_version",
+        "9.0.8",
+        '{"9.0.8", "10.0"}, default "9.0.8"',
+        """Whose numbers the measures give where trec_eval's versions differ: trec_eval 10.0
+turns a recall level r into a number of relevant documents by rounding r R, 9.0.8 by
+``floor(r R + 0.9)``, which changes interpolated precision (``IPrec@r``) and its average
+(``iAP``, ``11pt_avg``) on some queries. The default is 9.0.8's rule, that of
+pytrec_eval, ir_measures and most published results; ``"10.0"`` matches a trec_eval
+10.0 program.""",
+        _choice(TREC_EVAL_VERSIONS),
+    ),
+    Option(
         "qrels",
         None,
         "DataFrame or mapping of judge name to DataFrame, optional",
@@ -421,6 +435,7 @@ class Evaluation:
     ignore_self: bool = False
     rel_threshold: float | None = None
     validate: bool = True
+    trec_eval_version: str = "9.0.8"
     qrels: Qrels | None = field(default=None, compare=False, repr=False)
 
     @classmethod

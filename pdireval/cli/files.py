@@ -13,7 +13,7 @@ import pandas as pd
 
 from pdireval._core.errors import PdirevalError
 
-__all__ = ["FUSE_USAGE", "USAGE", "InputError", "UsageError", "read_trec_file"]
+__all__ = ["FUSE_USAGE", "STDIN", "USAGE", "InputError", "UsageError", "read_trec_file"]
 
 
 class UsageError(Exception):
@@ -30,6 +30,8 @@ class InputError(Exception):
         self.status = status
 
 
+#: how the standard input is named in messages (the run argument ``-``)
+STDIN = "-"
 #: how each command line is called, for the message about a file in the wrong place
 USAGE = "the qrels file comes first: pdireval QRELS RUN [RUN ...]"
 FUSE_USAGE = "pdireval fuse takes run files only: pdireval fuse [-m METHOD] RUN RUN [RUN ...]"

@@ -9,8 +9,8 @@ Usage::
     pdireval demo --write DIR [--force]  # write it as TREC files (qrels.txt, strong.txt, ...)
     pdireval fuse -m rrf RUN1 RUN2 ... > fused.run   # fuse runs (pdireval fuse --help)
 
-With one run, the default ``--format trec`` prints what trec_eval 9.0.8 prints, line for
-line, for the measures pdireval has. Options follow trec_eval: ``-q`` per-query lines,
+With one run, the default ``--format trec`` prints what trec_eval 9.0.8 prints (or 10.0,
+``--trec-eval-version 10.0``), line for line. Options follow trec_eval: ``-q`` per-query lines,
 ``-c`` average over every judged topic (``queries="judged"``; otherwise the topics that
 retrieved something), ``-n`` no summary lines, ``-l`` relevance level, ``-M`` evaluation
 depth, ``-J`` judged documents only. Measures are trec_eval names and nicknames
@@ -19,8 +19,9 @@ pdireval names (``nDCG@10``).
 
 Exit status: 0 done; 1 bad input (a malformed line, an unknown measure); 2 bad usage, an
 empty run or qrels file, or a qrels file where a run goes (or the reverse) -- trec_eval
-exits with 2 for these too; 7 when no query of a run has both results and judgments
-(trec_eval's status; a run file of blank lines only is one).
+exits with 2 for these too; 4 with ``--trec-eval-version 10.0`` (without ``-c``) for a
+judged query the run did not retrieve, as trec_eval 10.0; 7 when no query of a run has
+both results and judgments (trec_eval's status; a run file of blank lines only is one).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ import pkgutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import NoReturn, get_args
 
 import pandas as pd
 
@@ -43,6 +44,7 @@ import pdireval
 from pdireval._core.errors import MissingDependencyError, PdirevalError
 from pdireval._core.version import __version__
 from pdireval.cli.files import InputError, UsageError
+from pdireval.typing import TrecEvalVersion
 
 __all__ = ["main"]
 
@@ -144,8 +146,8 @@ def _parser() -> argparse.ArgumentParser:
             "'pdireval demo --write DIR' writes it as TREC files to try this command on "
             "(--force: replace files DIR holds); 'pdireval fuse -m rrf RUN1 RUN2 ...' fuses "
             "runs (see 'pdireval fuse --help'). Exit status: 0 done, 1 bad input, 2 bad "
-            "usage or an empty file, 7 no query has both results and judgments (2 and 7 as "
-            "trec_eval)."
+            "usage or an empty file, 4 a judged query without results (10.0 without -c), 7 "
+            "no query has both results and judgments (2, 4 and 7 as trec_eval)."
         ),
     )
     parser.add_argument("qrels", help="qrels file: qid iter docno rel (.gz allowed)")
@@ -183,6 +185,42 @@ def _parser() -> argparse.ArgumentParser:
         dest="judged_only",
         action="store_true",
         help="drop unjudged retrieved documents before evaluating",
+    )
+    parser.add_argument(
+        "-R",
+        dest="rel_format",
+        choices=("qrels", "prefs", "qrels_prefs", "qrels_jg"),
+        default="qrels",
+        metavar="FORMAT",
+        help="the judgments' format: qrels (default), prefs (preference judgments: qid "
+        "jg docno rel_level), qrels_prefs (qrels read as preferences) or qrels_jg (qrels "
+        "whose second field names a judgment group); -m all_prefs, prefs or qrels_jg",
+    )
+    parser.add_argument(
+        "-N",
+        dest="num_docs",
+        type=int,
+        default=0,
+        metavar="NUM",
+        help="number of documents in the collection, for utility's d (default 0)",
+    )
+    parser.add_argument(
+        "-Z",
+        dest="zscores",
+        metavar="FILE",
+        help="print each value as a z-score against FILE's per-query means and standard "
+        "deviations (lines: qid measure mean stddev), -1000000 where it has none",
+    )
+    parser.add_argument(
+        "--trec-eval-version",
+        dest="trec_eval_version",
+        choices=get_args(TrecEvalVersion),
+        default="9.0.8",
+        metavar="VERSION",
+        help="print what trec_eval VERSION prints, 9.0.8 or 10.0 (default 9.0.8: the numbers "
+        "of pytrec_eval, ir_measures and most published work; 10.0 rounds the recall levels "
+        "of iprec_at_recall and 11pt_avg, lists queries without results under -c -q and "
+        "adds rbp, rbp_resid and unj to all_trec)",
     )
     parser.add_argument(
         "--format",

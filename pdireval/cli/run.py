@@ -5,6 +5,7 @@ as trec_eval does, and write the chosen format.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import math
 import sys
@@ -19,7 +20,7 @@ import pandas as pd
 
 import pdireval
 from pdireval._core.errors import ParameterError, SchemaError
-from pdireval.cli.files import USAGE, InputError, UsageError, read_trec_file
+from pdireval.cli.files import STDIN, USAGE, InputError, UsageError, read_trec_file
 from pdireval.cli.measures import (
     _COMPACT,
     _Measure,
@@ -28,9 +29,13 @@ from pdireval.cli.measures import (
     _trec_measures,
     parse_measures,
 )
+from pdireval.cli.prefs import run_prefs
+from pdireval.cli.versions import judged_queries_by_version, reset_empty_rankings
+from pdireval.cli.zscores import floored_logs, standardise
 from pdireval.engine.merge import merge_qrels
 from pdireval.io.trec import _run_lines, read_qrels, read_run
 from pdireval.metrics import Metric, parse_metric
+from pdireval.metrics.interpolated import relevant_needed
 from pdireval.reports.formats import Format, formats
 from pdireval.reports.formats.json import records
 
@@ -46,6 +51,7 @@ def _options(args: argparse.Namespace, qrels: pd.DataFrame) -> dict:
         "queries": "judged" if args.complete else "retrieved",
         "max_rank": args.max_rank,
         "judged_only": args.judged_only,
+        "trec_eval_version": args.trec_eval_version,
         "qrels": qrels,
     }
 
@@ -84,7 +90,9 @@ def _as_trec_eval(
         # interpolated precision is NaN at every recall level needing no relevant
         # document, and so is the 11-point average, whose first level (0.0) needs none
         level = float(metric.k or 0.0) if family == "IPrec" else 0.0
-        table.loc[(num_ret == 0) & (np.floor(level * num_rel + 0.9) == 0), name] = np.nan
+        version = metric.parameters["version"] or args.trec_eval_version
+        needed = relevant_needed(level, num_rel, version)
+        table.loc[(num_ret == 0) & (needed == 0), name] = np.nan
     if family == "Rndcg" and args.level is not None:
         # trec_eval's Rndcg ignores -l but for a query with no document at that level
         table.loc[num_rel == 0, name] = 0.0
@@ -114,7 +122,8 @@ def _evaluate_checked(
         return _evaluate(frame, qrels, measures, args)
     except SchemaError:
         for path in args.runs:
-            read_run(path)  # raises "file, line N: document ... appears twice"
+            if path != STDIN:  # the standard input can be read only once
+                read_run(path)  # raises "file, line N: document ... appears twice"
         raise
 
 
@@ -163,6 +172,7 @@ def _summarise(
     retrieved: pd.MultiIndex,
     *,
     add: Callable[[np.ndarray], float] = _in_order,
+    standardised: bool = False,
 ) -> pd.DataFrame:
     """One row per run, a column per measure, aggregated as trec_eval aggregates.
 
@@ -170,7 +180,9 @@ def _summarise(
     the order of their ids as strings, and divides by the number of queries (with -c,
     of judged queries, the others adding 0 -- or log(0.00001) to a geometric mean).
     ``add`` sums: in trec_eval's order for its output (its last printed digit depends on
-    it), or ``_exact_sum`` for tables whose numbers are printed in full.
+    it), or ``_exact_sum`` for tables whose numbers are printed in full. ``standardised``:
+    the values are z-scores (``-Z``), counts summed as they are, and those of a geometric
+    mean z-scores of the logs (trec_eval standardises the log it keeps per query).
     """
     rows = {}
     for run, block in values.groupby(level="run", sort=True, observed=True):
@@ -190,13 +202,13 @@ def _summarise(
                 column = block[m.name].to_numpy(dtype=np.float64)
                 if not len(column):
                     row[m.name] = 0.0
-                elif m.summary == "sum":
+                elif m.summary == "sum" and not standardised:
                     row[m.name] = round(math.fsum(column))
+                elif m.summary == "sum":  # z-scores, added up as trec_eval adds them
+                    row[m.name] = add(column[seen])
                 elif m.summary == "gmean":
-                    # the C library's log, as trec_eval's (numpy's may differ in the last bit)
-                    logs = np.array(
-                        [math.log(v if v > 1e-5 else 1e-5) for v in column[seen].tolist()]
-                    )
+                    # under -Z the values are already z-scores of the logs
+                    logs = column[seen] if standardised else floored_logs(column[seen])
                     total = add(logs) + np.count_nonzero(~seen) * math.log(1e-5)
                     row[m.name] = math.exp(total / len(column))
                 else:
@@ -206,19 +218,30 @@ def _summarise(
     return pd.DataFrame(list(rows.values()), index=pd.Index(list(rows), name="run"))
 
 
-def _value(measure: _Measure, value: object) -> str:
-    """A value as trec_eval prints it (``%6.4f`` for a number: ``0.0 / 0.0`` is ``  -nan``)."""
+def _value(measure: _Measure, value: object, *, z: bool = False) -> str:
+    """A value as trec_eval prints it (``%6.4f`` for a number: ``0.0 / 0.0`` is ``  -nan``;
+    under ``-Z`` every number, counts too).
+    """
     if measure.summary == "runid":
         return str(value)
     if measure.summary == "relstring":
         return f"'{value if isinstance(value, str) else ''}'"  # NaN: nothing retrieved
-    if measure.summary in ("num_q", "sum"):
+    if measure.summary in ("num_q", "sum") and not z:
         return str(round(float(value)))  # type: ignore[arg-type]
     number = float(value)  # type: ignore[arg-type]
-    return "  -nan" if math.isnan(number) else f"{number:6.4f}"
+    if math.isnan(number):  # C prints the sign of a NaN; trec_eval's own are 0 / 0, -nan
+        return "   nan" if z and math.copysign(1.0, number) > 0 else "  -nan"
+    return f"{number:6.4f}"
+
+
+def _name(measure: _Measure, z: bool) -> str:
+    """A measure's name as printed: padded to 22, after ``Z`` for a standardised one."""
+    prefix = "Z" if z and measure.summary not in ("runid", "relstring") else ""
+    return f"{prefix}{measure.name:<22}"
 
 
 def _trec_lines(run, values, summary, measures, retrieved, args) -> list[str]:
+    z = args.zscores is not None
     lines: list[str] = []
     if args.per_query:
         block = values.xs(run, level="run")
@@ -227,8 +250,8 @@ def _trec_lines(run, values, summary, measures, retrieved, args) -> list[str]:
         texts = np.asarray(block.index.astype(str), dtype=object)
         order = np.argsort(texts, kind="stable")  # trec_eval's order: ids as strings
         shown = [m for m in measures if m.summary not in ("runid", "num_q", "gmean")]
-        cells = [[_value(m, v) for v in block[m.name].to_numpy()[order]] for m in shown]
-        names = [f"{m.name:<22}" for m in shown]
+        cells = [[_value(m, v, z=z) for v in block[m.name].to_numpy()[order]] for m in shown]
+        names = [_name(m, z) for m in shown]
         for at, query in enumerate(texts[order]):
             lines.extend(
                 f"{name}\t{query}\t{column[at]}" for name, column in zip(names, cells, strict=True)
@@ -237,16 +260,19 @@ def _trec_lines(run, values, summary, measures, retrieved, args) -> list[str]:
         for m in measures:
             if m.summary == "relstring":
                 continue
-            lines.append(f"{m.name:<22}\tall\t{_value(m, summary.at[run, m.name])}")
+            lines.append(f"{_name(m, z)}\tall\t{_value(m, summary.at[run, m.name], z=z)}")
     return lines
 
 
 # --------------------------------------------------------------------------- commands
 
 
-def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame, pd.MultiIndex]:
-    """The runs in one frame (a run column naming each), the qrels, and the (run, query)
-    pairs that retrieved something.
+def _load(
+    args: argparse.Namespace,
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.MultiIndex, pd.MultiIndex]:
+    """The runs in one frame (a run column naming each), the qrels, the (run, query)
+    pairs that retrieved something, and those that trec_eval 10.0 ranks its one document
+    for (``-c``: judged queries without results).
 
     One file is one run, as in trec_eval, whatever its tag column holds: the run is named
     by the tag of its last line (trec_eval's ``runid``), or by its file name when two files
@@ -254,28 +280,44 @@ def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame, pd.Mult
     """
     qrels = _reading(args.qrels, _qrels_file)
     read = [_reading(path, _run_file) for path in args.runs]
-    runs = [run for run, _ in read]
-    # a run is named by its last line's tag (trec_eval's runid), an empty one by its file
-    names = [tag or Path(path).name for (_, tag), path in zip(read, args.runs, strict=True)]
-    if len(set(names)) != len(names):  # e.g. two files tagged STANDARD: name runs by file
-        names = [Path(path).name for path in args.runs]
-        if len(set(names)) != len(names):
-            msg = f"two runs share the tag and the file name {names}; rename one"
-            raise UsageError(msg)
+    names = _run_names([tag for _, tag in read], args.runs)
+    runs, empty = judged_queries_by_version([run for run, _ in read], qrels, args)
     queries = [run["query"].unique().astype(object) for run in runs]
     _refuse_unjudged_runs(queries, qrels, args)
-    retrieved = pd.MultiIndex.from_arrays(
-        [
-            np.repeat(np.asarray(names, dtype=object), [len(ids) for ids in queries]),
-            np.concatenate(queries),
-        ],
-        names=["run", "query"],
-    )
     which = np.repeat(np.arange(len(runs), dtype=np.int32), [len(run) for run in runs])
     frame = runs[0] if len(runs) == 1 else pd.concat(runs, ignore_index=True)
     frame["run"] = pd.Categorical.from_codes(which, dtype=pd.CategoricalDtype(names))
     _note_unjudged(np.unique(np.concatenate(queries)), qrels)
-    return frame, qrels, retrieved
+    return frame, qrels, _pairs(names, queries), _pairs(names, empty)
+
+
+def _run_names(tags: list[str | None], paths: list[str]) -> list[str]:
+    """Each run's name: the tag of its last line (trec_eval's runid), an empty run's its
+    file's; every run's file name when two runs end with the same tag.
+    """
+    names = [tag or _file_name(path) for tag, path in zip(tags, paths, strict=True)]
+    if len(set(names)) != len(names):  # e.g. two files tagged STANDARD: name runs by file
+        names = [_file_name(path) for path in paths]
+        if len(set(names)) != len(names):
+            msg = f"two runs share the tag and the file name {names}; rename one"
+            raise UsageError(msg)
+    return names
+
+
+def _pairs(names: list[str], queries: list[np.ndarray]) -> pd.MultiIndex:
+    """The (run, query) pairs of each run's queries."""
+    return pd.MultiIndex.from_arrays(
+        [
+            np.repeat(np.asarray(names, dtype=object), [len(ids) for ids in queries]),
+            np.concatenate(queries) if queries else np.array([], dtype=object),
+        ],
+        names=["run", "query"],
+    )
+
+
+def _file_name(path: str) -> str:
+    """A run's name when its tag does not name it: its file's name (``stdin`` for -)."""
+    return "stdin" if path == "-" else Path(path).name
 
 
 def _refuse_unjudged_runs(
@@ -308,8 +350,21 @@ def _qrels_file(path: str) -> pd.DataFrame:
 
 
 def _run_file(path: str) -> tuple[pd.DataFrame, str | None]:
-    """A run file, refused where trec_eval refuses it (see ``cli.read_trec_file``)."""
+    """A run file, refused where trec_eval refuses it (see ``cli.read_trec_file``); ``-``
+    is the standard input (as in trec_eval 10.0).
+    """
+    if path == "-":
+        return read_trec_file(STDIN, "run", _standard_input, USAGE)
     return read_trec_file(path, "run", _run_without_duplicate_check, USAGE)
+
+
+def _standard_input(path: str) -> tuple[pd.DataFrame, str | None]:
+    """The run read from the standard input, named ``path`` in messages."""
+    data = sys.stdin.buffer.read()
+    if not data:
+        msg = "the run read from the standard input (-) is empty (qid Q0 docno rank score tag)"
+        raise InputError(msg, 2)
+    return _run_lines(io.BytesIO(data), "utf-8")
 
 
 def _note_unjudged(queries: np.ndarray, qrels: pd.DataFrame) -> None:
@@ -388,18 +443,32 @@ class _Results:
 
 def run_eval(args: argparse.Namespace) -> int:
     """Evaluate the files the arguments name and write the chosen format; 0 when done."""
+    if args.rel_format != "qrels":  # preference judgments or judgment groups
+        return _run_prefs(args)
     fmt = args.format or ("trec" if len(args.runs) == 1 else "table")
     default = ["official"] if fmt == "trec" else list(_COMPACT)
-    measures = parse_measures(args.measures or default, trec_order=fmt == "trec")
-    frame, qrels, retrieved = _load(args)
+    measures = parse_measures(
+        args.measures or default,
+        trec_order=fmt == "trec",
+        version=args.trec_eval_version,
+        num_docs=args.num_docs,
+    )
+    frame, qrels, retrieved, empty = _load(args)
     if args.baseline is not None and args.baseline not in set(frame["run"]):
         msg = f"--baseline {args.baseline!r} is not a run tag; tags: {sorted(set(frame['run']))}"
         raise UsageError(msg)
     if len(frame) > 5_000_000:
         _progress(f"evaluating {len(frame):,} rows ...")
     values = _evaluate_checked(frame, qrels, measures, args)
+    reset_empty_rankings(values, empty)
+    if args.zscores is not None:
+        standardise(values, measures, args.zscores)
     summary = _summarise(
-        values, measures, retrieved, add=_in_order if fmt == "trec" else _exact_sum
+        values,
+        measures,
+        retrieved,
+        add=_in_order if fmt == "trec" else _exact_sum,
+        standardised=args.zscores is not None,
     )
     if args.complete and "num_rel" in summary:
         # trec_eval's -c summary of num_rel counts the judgments labelled above 0 across
@@ -407,6 +476,15 @@ def run_eval(args: argparse.Namespace) -> int:
         summary["num_rel"] = int((qrels["rel"].to_numpy() > 0).sum())
     results = _Results(args, frame, qrels, measures, values, summary, retrieved)
     _WRITERS.get(fmt, _write_format)(results, fmt)
+    return 0
+
+
+def _run_prefs(args: argparse.Namespace) -> int:
+    """``-R prefs``, ``qrels_prefs`` or ``qrels_jg``: trec_eval's lines for each run."""
+    read = [_reading(path, _run_file) for path in args.runs]
+    names = _run_names([tag for _, tag in read], args.runs)
+    runs = [(run, name) for (run, _), name in zip(read, names, strict=True)]
+    _write("".join(line + "\n" for line in run_prefs(args, runs)), args.output)
     return 0
 
 

@@ -31,6 +31,7 @@ from pdireval.typing import ColumnsLike
 __all__ = [
     "at_threshold",
     "documents",
+    "of_version",
     "per_part",
     "per_query",
     "prepared",
@@ -141,6 +142,7 @@ def _per_query(
     values = {}
     for metric in metrics:
         effective = at_threshold(metric, options.rel_threshold, ready.ranked.judged_label)
+        effective = of_version(effective, options.trec_eval_version)
         if "subtopic" in metric.family.needs and subtopics is not None:
             values[metric.label] = _diverse(
                 effective, documents, resolved, ready, subtopics, options
@@ -193,6 +195,16 @@ def at_threshold(metric: Metric, threshold: float | None, labels: np.ndarray) ->
             )
             raise MetricError(msg)
     params = tuple((n, threshold if n == "rel" else v) for n, v in metric.params)
+    return Metric(metric.family, params, metric.k)
+
+
+def of_version(metric: Metric, version: str) -> Metric:
+    """``metric`` by the rules of trec_eval ``version`` (``trec_eval_version=``), for a
+    family whose versions differ and that does not name a version itself.
+    """
+    if "version" not in metric.family.params or metric.parameters["version"] is not None:
+        return metric
+    params = tuple((n, version if n == "version" else v) for n, v in metric.params)
     return Metric(metric.family, params, metric.k)
 
 

@@ -43,5 +43,14 @@ Rule: imports ``pdireval._prepare`` and ``pdireval._core`` only.
 from __future__ import annotations
 
 from pdireval.io.trec import read_qrels, read_queries, read_run, write_qrels, write_run
+from pdireval.io.zscores import read_zscores, write_zscores
 
-__all__ = ["read_qrels", "read_queries", "read_run", "write_qrels", "write_run"]
+__all__ = [
+    "read_qrels",
+    "read_queries",
+    "read_run",
+    "read_zscores",
+    "write_qrels",
+    "write_run",
+    "write_zscores",
+]

@@ -617,8 +617,7 @@ def read_run(path_or_buffer: PathOrBuffer, *, encoding: str = "utf-8") -> pd.Dat
 
     Notes
     -----
-    Scores are kept as float64 (trec_eval 10.0 does the same; 9.0.8 rounds them to
-    float32, which matters only for scores that differ below float32 precision).
+    Scores are kept as float64, as trec_eval (9.0.8 and 10.0) reads them.
     ``inf`` and ``-inf`` are valid scores (trec_eval reads them with ``atof`` and ranks
     them first and last); ``nan`` is refused, since it has no place in a ranking. A
     file may hold several runs (different tags); a document may then appear once per

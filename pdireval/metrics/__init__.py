@@ -14,8 +14,10 @@ from pdireval._prepare.ranked import Ranked
 from pdireval.metrics._base import REGISTRY, Family, Metric, Param
 from pdireval.metrics._define import define, define_per_query
 from pdireval.metrics._parse import MetricLike, parse_metric, parse_metrics
+from pdireval.metrics.accuracy import Accuracy
 from pdireval.metrics.average_precision import AP
 from pdireval.metrics.bpref import Bpref
+from pdireval.metrics.compat import Compat
 from pdireval.metrics.counts import NumNonRelJudgedRet, NumQ, NumRel, NumRelRet, NumRet
 from pdireval.metrics.cwl import AP_CWL, BPM, IFT, INST, P_CWL, RBP_CWL, RR_CWL, SDCG, TBG, U
 from pdireval.metrics.dcg import DCG, IDCG, Rndcg, nDCG
@@ -35,7 +37,8 @@ from pdireval.metrics.err import ERR
 from pdireval.metrics.gain import G, binG
 from pdireval.metrics.inferred import infAP
 from pdireval.metrics.interpolated import IPrec, iAP
-from pdireval.metrics.judged import Judged
+from pdireval.metrics.judged import Judged, Unjudged
+from pdireval.metrics.nerr import NERR8, NERR9, NERR10, NERR11
 from pdireval.metrics.precision import P, RelP, Rprec
 from pdireval.metrics.rank_biased import RBP, RBPResidual
 from pdireval.metrics.recall import R
@@ -52,6 +55,7 @@ from pdireval.metrics.user import (
     Satisfaction,
 )
 from pdireval.metrics.utility import Utility
+from pdireval.metrics.yaap import YAAP
 
 __all__ = [
     "AP",
@@ -65,6 +69,10 @@ __all__ = [
     "IDCG",
     "IFT",
     "INST",
+    "NERR8",
+    "NERR9",
+    "NERR10",
+    "NERR11",
     "NRBP",
     "P_CWL",
     "P_IA",
@@ -75,7 +83,10 @@ __all__ = [
     "RR_CWL",
     "SDCG",
     "TBG",
+    "YAAP",
+    "Accuracy",
     "Bpref",
+    "Compat",
     "Coverage",
     "Family",
     "Frustration",
@@ -111,6 +122,7 @@ __all__ = [
     "StRecall",
     "Success",
     "U",
+    "Unjudged",
     "Utility",
     "alpha_DCG",
     "alpha_nDCG",

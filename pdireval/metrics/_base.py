@@ -90,12 +90,17 @@ class TrecMeasure:
         trec_eval's name, e.g. ``"map_cut"``.
     spelled : str
         The pdireval name; ``{}`` stands for trec_eval's parameter (``"AP@{}"``).
-    defaults : tuple of float
-        trec_eval's default parameters (its cutoffs or recall levels).
-    parameter : {"none", "cutoffs", "levels", "value"}
+    defaults : tuple
+        trec_eval's default parameters (its cutoffs or recall levels; for ``"value"``
+        its one number, for ``"values"`` one tuple of its numbers).
+    parameter : {"none", "cutoffs", "levels", "value", "values", "pairs"}
         What ``name.x,y`` takes: nothing, whole cutoffs (read as C's atol), recall
-        levels (atof, printed with two decimals) or one number that changes the value
-        but not the printed name (set_F's x).
+        levels (atof, printed with two decimals), one number that changes the value
+        (set_F's x), several numbers in a fixed order that fill the ``{}`` of
+        ``spelled`` in turn (utility's ``a,b,c,d``, atof each), or ``name=value`` pairs
+        (ndcg's ``level=gain``, rbp's ``p=``), or a list of numbers as given (11pt_avg's
+        recall levels). With the last four, trec_eval prints the measure as
+        ``name_<parameters as typed>``.
     summary : {"mean", "sum", "gmean"}
         How trec_eval aggregates it over queries.
     leveled : bool
@@ -108,27 +113,53 @@ class TrecMeasure:
     [('map', 'AP'), ('gm_map', 'AP'), ('map_cut', 'AP@{}')]
     >>> AP.trec_eval[2].key(10)
     'map_cut_10'
+    >>> from pdireval.metrics import Utility
+    >>> Utility.trec_eval[0].metric_name((2.0, -1.0, 0.0, 0.5))
+    'Utility(a=2.0, b=-1.0, c=0.0, d=0.5)'
     """
 
     name: str
     spelled: str
-    defaults: tuple[float, ...] = ()
-    parameter: Literal["none", "cutoffs", "levels", "value"] = "none"
+    defaults: tuple[float | tuple[float, ...], ...] = ()
+    parameter: Literal["none", "cutoffs", "levels", "value", "values", "pairs", "list"] = "none"
     summary: Literal["mean", "sum", "gmean"] = "mean"
     leveled: bool = True
 
-    def key(self, value: float | None = None) -> str:
-        """trec_eval's printed name for one parameter value, e.g. ``P_10``."""
-        if value is None or self.parameter in ("none", "value"):
+    def key(self, value: float | tuple[float, ...] | None = None) -> str:
+        """trec_eval's printed name for one parameter value, e.g. ``P_10`` (a measure
+        that takes a value, values or pairs prints as ``name_<parameters as typed>``,
+        which only the command line knows: here, its name).
+        """
+        if value is not None and self.parameter == "pairs":
+            msg = f"trec_eval measure {self.name!r} takes name=value pairs, got {value!r}"
+            raise MetricError(msg)
+        together = self.parameter in ("values", "list")
+        if value is not None and together != isinstance(value, tuple):
+            many = "its numbers together" if together else "one number"
+            msg = f"trec_eval measure {self.name!r} takes {many} per value, got {value!r}"
+            raise MetricError(msg)
+        if value is None or isinstance(value, tuple) or self.parameter in ("none", "value"):
             return self.name
         if self.parameter == "levels":
             return f"{self.name}_{value:.2f}"
         return f"{self.name}_{value:g}"
 
-    def metric_name(self, value: float | None = None) -> str:
+    def metric_name(self, value: float | tuple[float, ...] | None = None) -> str:
         """The pdireval name for one parameter value, e.g. ``P@10``."""
         if "{}" not in self.spelled:
             return self.spelled
+        if self.parameter == "list":  # the numbers as given, or none: the family's default
+            if value is None:
+                return self.spelled.split("(")[0]
+            return self.spelled.format(repr(tuple(value) if isinstance(value, tuple) else (value,)))
+        if self.parameter == "values":  # None: trec_eval's defaults
+            values = value if value is not None else self.defaults[0]
+            return self.spelled.format(
+                *map(repr, values if isinstance(values, tuple) else (values,))
+            )
+        if isinstance(value, tuple):
+            msg = f"trec_eval measure {self.name!r} takes one number per value, got {value!r}"
+            raise MetricError(msg)
         return self.spelled.format(repr(value) if self.parameter == "value" else f"{value:g}")
 
 

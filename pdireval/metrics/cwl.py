@@ -94,30 +94,46 @@ _BLOCK_CELLS = 1 << 21
 Model = Callable[..., tuple[str, np.ndarray]]
 
 
+#: The gain of every judged retrieved row of a Ranked and whether it counts as judged:
+#: ``scale(ranked, **parameters) -> (gains, known)``. Rows not known -- and the positions
+#: below the ranking -- have gain 0, or 1 in the best case of a residual.
+Scale = Callable[..., tuple[np.ndarray, np.ndarray]]
+
+
+def _label_scale(
+    ranked: Ranked, *, rel: int, max_label: int | str
+) -> tuple[np.ndarray, np.ndarray]:
+    """``min(label, max_label) / max_label`` for labels >= rel, else 0; negative labels
+    are not judgments.
+    """
+    label = ranked.label
+    top = _top_labels(ranked, max_label)[ranked.group]
+    counted = (label >= max(rel, 0)) & (top > 0)  # top 0: every label is 0 too
+    gain = np.zeros(len(label))
+    gain[counted] = np.minimum(label[counted], top[counted]) / top[counted]
+    return gain, label >= 0
+
+
 def _gains(
     ranked: Ranked,
     first: int,
     last: int,
     depth: int,
-    rel: int,
-    max_label: int | str,
+    scaled: tuple[np.ndarray, np.ndarray],
     best: bool,
 ) -> np.ndarray:
-    """Gains of groups ``first..last-1`` at positions 1..depth: where no judgment is known
-    (unjudged, negatively labelled, not retrieved) 0, or 1 in the ``best`` case.
+    """Gains of groups ``first..last-1`` at positions 1..depth, from the rows' ``scaled``
+    gains and known flags: where no judgment is known (unjudged, not retrieved) 0, or 1
+    in the ``best`` case.
     """
     order = ranked.cached("cwl_order", lambda: np.argsort(ranked.group, kind="stable"))
     groups = ranked.group[order]
     lo, hi = np.searchsorted(groups, [first, last])
+    gain, known = scaled
     rows = order[lo:hi]
-    rows = rows[(ranked.position[rows] <= depth) & (ranked.label[rows] >= 0)]
+    rows = rows[(ranked.position[rows] <= depth) & known[rows]]
     gains = np.full((last - first, depth), 1.0 if best else 0.0)
-    group, label = ranked.group[rows], ranked.label[rows]
-    top = _top_labels(ranked, max_label)[group]
-    counted = (label >= max(rel, 0)) & (top > 0)  # top 0: every label is 0 too
-    gain = np.zeros(len(rows))
-    gain[counted] = np.minimum(label[counted], top[counted]) / top[counted]
-    gains[group - first, ranked.position[rows] - 1] = gain
+    gains[ranked.group[rows] - first, ranked.position[rows] - 1] = gain[rows]
     return gains
 
 
@@ -174,27 +190,42 @@ def _reach(continuation: np.ndarray) -> np.ndarray:
     return np.cumprod(shifted, axis=1)
 
 
-def _kernel(name: str, model: Model) -> Callable[..., np.ndarray]:
-    """The kernel of a C/W/L family: one of its five values per group."""
+def _kernel(
+    name: str,
+    model: Model,
+    *,
+    scale: Scale = _label_scale,
+    scale_params: tuple[str, ...] = ("rel", "max_label"),
+    truncates: bool = False,
+) -> Callable[..., np.ndarray]:
+    """The kernel of a C/W/L family: one of its five values per group.
+
+    ``scale`` turns labels into gains with the family's ``scale_params``; the model takes
+    the family's other parameters. The user model runs over ``k`` positions with ``@k``
+    and over :data:`DEFAULT_DEPTH` without it -- unless the family ``truncates``: then
+    ``k`` is the model's own parameter (it stops the user at k) inside at most
+    :data:`DEFAULT_DEPTH` positions, as ``cwl_eval`` computes such measures.
+    """
 
     def kernel(
-        ranked: Ranked,
-        *,
-        k: int | None,
-        rel: int,
-        max_label: int | str,
-        cost: float,
-        value: str,
-        **params: Any,
+        ranked: Ranked, *, k: int | None, cost: float, value: str, **params: Any
     ) -> np.ndarray:
-        depth = DEFAULT_DEPTH if k is None else k
-        options = (depth, rel, max_label, cost, tuple(sorted(params.items())))
+        scaling = {key: params.pop(key) for key in scale_params}
+        if truncates:
+            depth = min(DEFAULT_DEPTH, k) if k is not None else DEFAULT_DEPTH
+            params["k"] = k
+        else:
+            depth = DEFAULT_DEPTH if k is None else k
+        options = (depth, tuple(sorted(scaling.items())), cost, tuple(sorted(params.items())))
 
         def values(best: bool) -> tuple[np.ndarray, ...]:
-            return ranked.cached(
-                ("cwl", name, best, options),
-                lambda: _all_values(ranked, model, depth, rel, max_label, cost, params, best),
-            )
+            def compute() -> tuple[np.ndarray, ...]:
+                scaled = ranked.cached(
+                    ("cwl_gains", scale, options[1]), lambda: scale(ranked, **scaling)
+                )
+                return _all_values(ranked, model, depth, scaled, cost, params, best)
+
+            return ranked.cached(("cwl", name, best, options), compute)
 
         if value in VALUES:
             return values(False)[VALUES.index(value)]
@@ -209,8 +240,7 @@ def _all_values(
     ranked: Ranked,
     model: Model,
     depth: int,
-    rel: int,
-    max_label: int | str,
+    scaled: tuple[np.ndarray, np.ndarray],
     cost: float,
     params: dict[str, Any],
     best: bool,
@@ -220,7 +250,7 @@ def _all_values(
     block = max(1, _BLOCK_CELLS // depth)
     for first in range(0, ranked.n_groups, block):
         last = min(first + block, ranked.n_groups)
-        gains = _gains(ranked, first, last, depth, rel, max_label, best)
+        gains = _gains(ranked, first, last, depth, scaled, best)
         for target, values in zip(out, _five(model, gains, cost, params), strict=True):
             target[first:last] = values
     return out

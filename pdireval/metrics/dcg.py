@@ -263,6 +263,7 @@ DCG = register(
         cutoff="optional",
         bounded=False,
         constraint=_check_base,
+        trec_eval=(TrecMeasure("dcg", "DCG", parameter="pairs", leveled=False),),
         doc="""Discounted cumulative gain of the top k (all retrieved documents without k).
 
         ``DCG@k = sum_{i=1..k} gain(label_i) / discount(i)``. By default (as trec_eval)
@@ -270,7 +271,9 @@ DCG = register(
         2**label - 1 (Burges et al. 2005); ``discount='jarvelin'`` with ``base=b``
         leaves ranks below b undiscounted and divides by log_b(i) from there
         (Järvelin & Kekäläinen 2002; with b = 2: rel_1 + sum_{i>=2} rel_i / log2 i).
-        Unjudged and negatively labelled documents have gain 0.
+        Unjudged and negatively labelled documents have gain 0. ``DCG`` is trec_eval 10's
+        ``dcg``, the numerator of its ``ndcg`` (``dcg.1=3,2=9`` is ``DCG(gain={1: 3, 2:
+        9})``).
         """,
     )
 )
@@ -320,8 +323,8 @@ nDCG = register(
         judged_only=True,
         synonyms=_ir_measures_dcg,
         trec_eval=(
-            TrecMeasure("ndcg", "nDCG", leveled=False),
-            TrecMeasure("ndcg_rel", "ndcg_rel", leveled=False),
+            TrecMeasure("ndcg", "nDCG", parameter="pairs", leveled=False),
+            TrecMeasure("ndcg_rel", "ndcg_rel", parameter="pairs", leveled=False),
             TrecMeasure("ndcg_cut", "nDCG@{}", TREC_CUTOFFS, "cutoffs", leveled=False),
         ),
         doc="""Normalised DCG: DCG@k divided by the DCG@k of the ideal ranking.
@@ -347,7 +350,7 @@ Rndcg = register(
         _r_ndcg,
         params=_dcg_params()[:2],
         aliases=("r_ndcg",),
-        trec_eval=(TrecMeasure("Rndcg", "Rndcg", leveled=False),),
+        trec_eval=(TrecMeasure("Rndcg", "Rndcg", parameter="pairs", leveled=False),),
         doc="""nDCG averaged at the R levels of the ideal ranking (trec_eval ``Rndcg``).
 
         Sort the judged documents by decreasing gain; an R level is a rank where the
@@ -389,10 +392,12 @@ IDCG = register(
         cutoff="optional",
         bounded=False,
         constraint=_check_base,
+        trec_eval=(TrecMeasure("ideal_dcg", "IDCG", parameter="pairs", leveled=False),),
         doc="""Ideal DCG of the top k: the DCG@k of all judged documents in decreasing gain.
 
         The normaliser of ``nDCG@k`` (same gain and discount options), as a per-query
-        diagnostic; it does not depend on the run's order.
+        diagnostic; it does not depend on the run's order. ``IDCG`` is trec_eval 10's
+        ``ideal_dcg``, the denominator of its ``ndcg``.
         """,
     )
 )

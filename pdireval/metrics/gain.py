@@ -68,7 +68,7 @@ G = register(
         "G",
         _g,
         params=_dcg_params()[:2],
-        trec_eval=(TrecMeasure("G", "G", leveled=False),),
+        trec_eval=(TrecMeasure("G", "G", parameter="pairs", leveled=False),),
         doc="""trec_eval's normalised gain ``G`` (experimental, Buckley 2008).
 
         A relevant document at rank n adds ``gain_n / log2(2 + C(n) - S(n))``, where

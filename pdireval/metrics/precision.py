@@ -94,11 +94,23 @@ RelP = register(
         _relative_precision,
         params=(rel_param(),),
         cutoff="required",
+        aliases=("R_cap",),
         cutoff_aliases=("relative_p",),
         trec_eval=(TrecMeasure("relative_P", "RelP@{}", TREC_CUTOFFS, "cutoffs"),),
-        doc="""Relative precision at k: relevant in the top k / min(k, R).
+        doc="""Relative precision (BEIR's capped recall R_cap): relevant in the top k / min(k, R).
 
-        1 is reachable whatever R is (trec_eval ``relative_P_k``); 0 when R = 0.
+        1 is reachable whatever R is (trec_eval ``relative_P_k``); 0 when R = 0. It is
+        also the capped recall of BEIR and MTEB, ``R_cap@k`` (Thakur et al. 2021): the
+        relevant documents in the top k over the most the top k could hold, min(k, R),
+        with labels > 0 relevant (rel=1 for whole labels) and unjudged documents not --
+        the same number, so ``R_cap@k`` names it. BEIR divides by zero where R = 0;
+        here that query scores 0.
+
+        References
+        ----------
+        N. Thakur, N. Reimers, A. Rücklé, A. Srivastava and I. Gurevych. BEIR: a
+        heterogeneous benchmark for zero-shot evaluation of information retrieval
+        models. NeurIPS Datasets and Benchmarks 2021.
         """,
     )
 )

@@ -28,7 +28,7 @@ def _real(name: str, value: Any) -> int | float:
 
 
 def _optional_n_docs(name: str, value: Any) -> int | None:
-    return None if value is None else integer_at_least(1)(name, value)
+    return None if value is None else integer_at_least(0)(name, value)
 
 
 def _check_n_docs(options: dict[str, Any]) -> None:
@@ -53,10 +53,10 @@ def _utility(
 ) -> np.ndarray:
     relevant_retrieved = ranked.per_query_count(ranked.relevant(rel))
     relevant = ranked.num_relevant(rel)
+    # trec_eval's sum, term by term (d = 0 adds a signed zero there too)
     value = a * relevant_retrieved + b * (ranked.num_ret - relevant_retrieved)
     value += c * (relevant - relevant_retrieved)
-    if d != 0:
-        value += d * (n_docs + relevant_retrieved - ranked.num_ret - relevant)
+    value += d * ((n_docs or 0) + relevant_retrieved - ranked.num_ret - relevant)
     return value
 
 
@@ -75,7 +75,14 @@ Utility = register(
         aliases=("utility",),
         bounded=False,
         constraint=_check_n_docs,
-        trec_eval=(TrecMeasure("utility", "Utility"),),
+        trec_eval=(
+            TrecMeasure(
+                "utility",
+                "Utility(a={}, b={}, c={}, d={})",
+                ((1.0, -1.0, 0.0, 0.0),),
+                "values",
+            ),
+        ),
         doc="""Set utility: ``a * A + b * B + c * C + d * D`` (trec_eval ``utility``).
 
         A = relevant retrieved, B = non-relevant (or unjudged) retrieved, C = relevant not
@@ -83,7 +90,10 @@ Utility = register(
         table of Manning et al. 2008, sec. 8.3). The defaults a = 1, b = -1, c = d = 0 are
         trec_eval's (``-m utility.1,-1,0,0``): relevant retrieved minus non-relevant
         retrieved. D needs the collection size, so ``d != 0`` requires ``n_docs=``
-        (trec_eval -N). Not bounded: the value can be negative and grows with the ranking.
+        (trec_eval -N); ``trec_eval -m utility.a,b,c,d`` is ``Utility(a=a, b=b, c=c,
+        d=d, n_docs=N)`` with N its -N, 0 when not given (then D = -(A + B + C), as
+        trec_eval computes it). Not bounded: the value can be negative and grows with
+        the ranking.
         """,
     )
 )

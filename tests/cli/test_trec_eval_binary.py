@@ -15,65 +15,17 @@ is run through both programs; the outputs must be identical.
 from __future__ import annotations
 
 import subprocess
-from pathlib import Path
 
-import numpy as np
 import pytest
-from adversarial import adversarial_case
+from trec_files import OPTIONS, write_case
 
 from pdireval import cli
 from pdireval.cli.measures import parse_measures
 
 
-def _write(directory: Path, seed: int) -> tuple[Path, Path]:
-    """An adversarial run and qrels as TREC files, some labels above 9 (below -1, a query
-    whose labels are all negative crashes trec_eval 9.0.8)."""
-    run, qrels = adversarial_case(seed)
-    rng = np.random.default_rng(seed)
-    labels = qrels["rel"].to_numpy().copy()
-    odd = rng.random(len(labels))
-    labels[odd < 0.03] = 12
-    run_path, qrels_path = directory / f"run{seed}", directory / f"qrels{seed}"
-    lines = (
-        f"{q} Q0 {d} {i} {s:g} tag{i % 3}\n"  # the tag varies: one file is one run
-        for i, (q, d, s) in enumerate(run[["query", "doc", "score"]].itertuples(index=False))
-    )
-    run_path.write_text("".join(lines))
-    judged = zip(qrels["query"], qrels["doc"], labels, strict=True)
-    qrels_path.write_text("".join(f"{q} 0 {d} {r}\n" for q, d, r in judged))
-    return run_path, qrels_path
-
-
-OPTIONS = [
-    [],
-    ["-q"],
-    ["-c"],
-    ["-n", "-q"],
-    ["-J"],
-    ["-q", "-J"],
-    ["-M", "5"],
-    ["-l", "2"],
-    ["-m", "all_trec"],
-    ["-q", "-m", "all_trec"],
-    ["-q", "-c", "-J", "-m", "all_trec"],
-    ["-q", "-c", "-M", "3", "-l", "2", "-m", "all_trec"],
-    ["-q", "-J", "-M", "4", "-m", "all_trec"],
-    ["-m", "P.1,3,7", "-m", "ndcg_cut.3,17", "-q"],
-    ["-m", "set_F.0.25", "-m", "set_F", "-q"],
-    ["-m", "iprec_at_recall.0.15,0.5", "-q", "-J"],
-    ["-m", "ndcg.1=2,2=5,0=1", "-m", "G.3=1", "-q"],
-    ["-m", "ndcg_rel.2=4", "-m", "Rndcg.1=3", "-c"],
-    ["-m", "relstring.4", "-q", "-J"],
-    ["-m", "relstring", "-q", "-M", "2"],
-    ["-m", "Rprec_mult.0.5,2", "-m", "map_cut.5,10", "-m", "success.1,5", "-q"],
-    ["-m", "gm_map", "-m", "gm_bpref", "-c", "-q"],
-    ["-m", "relative_P.5", "-m", "set_relative_P", "-m", "num_nonrel_judged_ret", "-q"],
-]
-
-
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_the_command_line_prints_what_trec_eval_prints(trec_eval, tmp_path, capsys, seed) -> None:
-    run, qrels = _write(tmp_path, seed)
+    run, qrels = write_case(tmp_path, seed)
     for options in OPTIONS:
         arguments = [*options, str(qrels), str(run)]
         expected = subprocess.run(
@@ -86,7 +38,7 @@ def test_the_command_line_prints_what_trec_eval_prints(trec_eval, tmp_path, caps
 
 def test_all_trec_names_the_measures_trec_eval_prints(trec_eval, tmp_path) -> None:
     """``-m all_trec`` prints the measure names the binary prints, no more, no fewer."""
-    run, qrels = _write(tmp_path, 3)
+    run, qrels = write_case(tmp_path, 3)
     arguments = ["-q", "-m", "all_trec", str(qrels), str(run)]
     expected = subprocess.run([str(trec_eval), *arguments], capture_output=True, text=True)
     names = {line.split("\t")[0].rstrip() for line in expected.stdout.splitlines()}

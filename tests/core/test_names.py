@@ -89,7 +89,7 @@ def test_label_parses_back_to_equal_metric(spec: str, label: str) -> None:
         ("recall_100", "R", 100, {"rel": 1, "judged_only": False}),
         ("RR", "RR", None, {"rel": 1, "judged_only": False}),
         ("P(cutoff=5, judged_only=True)", "P", 5, {"rel": 1, "judged_only": True}),
-        ("IPrec(recall=0.5)", "IPrec", 0.5, {"rel": 1, "judged_only": False}),
+        ("IPrec(recall=0.5)", "IPrec", 0.5, {"rel": 1, "version": None, "judged_only": False}),
         (
             "nDCG(gain={0: 0, 1: 1, 2: 3})@5",
             "nDCG",

@@ -22,6 +22,7 @@ NON_DEFAULT = {
     "ignore_self": True,
     "rel_threshold": 2,
     "validate": False,
+    "trec_eval_version": "10.0",
 }
 # A value that must be refused, naming the option.
 INVALID = {
@@ -32,6 +33,7 @@ INVALID = {
     "ignore_self": 1,
     "rel_threshold": -1,
     "validate": "yes",
+    "trec_eval_version": "10",
 }
 
 

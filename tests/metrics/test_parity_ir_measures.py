@@ -1,12 +1,13 @@
 """Every measure name ir_measures accepts and pdireval has gives ir_measures' number.
 
-ir_measures (0.4) computes through several providers (pytrec_eval, its own judged and
-msmarco code, gdeval for ERR@k and exp-log2 nDCG@k). The data is the adversarial
-generator's -- unjudged and unretrieved documents, queries without relevant documents,
-negative and graded labels -- with distinct scores per query: the providers break ties
-differently (pytrec_eval and pdireval by doc id descending, the msmarco and judged
-providers ascending), which is a different question. Each measure is computed in a call
-of its own (ir_measures can mix parameters of one family asked for together).
+ir_measures (0.4) computes through several providers (pytrec_eval, its own judged,
+msmarco and compat code, cwl_eval for the NERR family, gdeval for ERR@k and exp-log2
+nDCG@k). The data is the adversarial generator's -- unjudged and unretrieved documents,
+queries without relevant documents, negative and graded labels -- with distinct scores
+per query: the providers break ties differently (pytrec_eval and pdireval by doc id
+descending, the msmarco and judged providers ascending), which is a different question.
+Each measure is computed in a call of its own (ir_measures can mix parameters of one
+family asked for together).
 """
 
 from __future__ import annotations
@@ -35,7 +36,10 @@ SHARED = [
     "AP(judged_only=True)", "P(judged_only=True)@5", "R(judged_only=True)@10",
     "RR(judged_only=True)", "Rprec(judged_only=True)", "nDCG(judged_only=True)@10",
     "SetP(judged_only=True)", "SetF(judged_only=True)", "SetAP(judged_only=True)",
-    "Success(judged_only=True)@5", "NumQ",
+    "Success(judged_only=True)@5", "NumQ", "Compat", "Compat(p=0.8)",
+    "Compat(normalize=False)", "NERR8(max_rel=3)@10", "NERR9(max_rel=3)@5",
+    "NERR10(max_rel=3)", "NERR10(min_rel=1,max_rel=3,p=0.5)", "NERR11(max_rel=3)",
+    "NERR11(T=2.5,max_rel=3)",
 ]  # fmt: skip
 #: computed by gdeval (perl): labels 0..4 and numeric query ids only, 5 printed decimals
 GDEVAL = ["ERR@10", "ERR@20", "nDCG(dcg='exp-log2')@10"]
@@ -43,12 +47,17 @@ GDEVAL = ["ERR@10", "ERR@20", "nDCG(dcg='exp-log2')@10"]
 
 def _case(seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     run, qrels = adversarial_case(seed)
-    scores = np.random.default_rng(seed).permutation(len(run)).astype(float)
-    return run.assign(score=scores), qrels  # distinct scores: no tie to break
+    # distinct scores: no tie to break; positive: Compat gives a document it was not
+    # given the score 0 when it orders equally relevant documents by the run's scores
+    scores = np.random.default_rng(seed).permutation(len(run)).astype(float) + 1.0
+    return run.assign(score=scores), qrels
 
 
 def _ir_measures_frames(run: pd.DataFrame, qrels: pd.DataFrame):
-    run_ = run.rename(columns={"query": "query_id", "doc": "doc_id"})
+    # cwl_eval (the NERR family) reads a query's documents as one block of the run
+    run_ = run.rename(columns={"query": "query_id", "doc": "doc_id"}).sort_values(
+        "query_id", key=lambda ids: ids.astype(str), kind="stable"
+    )
     qrels_ = qrels.rename(columns={"query": "query_id", "doc": "doc_id", "rel": "relevance"})
     return run_.astype({"query_id": str, "doc_id": str}), qrels_.astype(
         {"query_id": str, "doc_id": str}

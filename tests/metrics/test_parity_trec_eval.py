@@ -22,13 +22,15 @@ CUTS = ",".join(map(str, CUTOFFS))
 
 
 def _declared() -> list[TrecMeasure]:
-    """Every trec_eval measure the metric families declare, but the geometric means
-    (per query they are their arithmetic measure: gm_map is map)."""
+    """Every trec_eval measure the metric families declare that pytrec_eval computes (the
+    others -- yaap and trec_eval 10's -- are compared with the programs themselves in
+    test_trec_eval_measures.py), but the geometric means (per query they are their
+    arithmetic measure: gm_map is map)."""
     return [
         measure
         for family in REGISTRY.values()
         for measure in family.trec_eval
-        if measure.summary != "gmean"
+        if measure.summary != "gmean" and measure.name in pytrec_eval.supported_measures
     ]
 
 

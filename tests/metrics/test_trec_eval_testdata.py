@@ -6,8 +6,9 @@ environment variable ``PDIREVAL_TREC_TESTDATA`` points; the tests skip when it i
 absent. The files are read with pandas here (no reader of pdireval's is used):
 qrels ``qid iter docno rel``, runs ``qid Q0 docno rank score tag [junk...]``. As
 trec_eval does, the ranking comes from the score (descending, ties by docno
-descending) and the file's rank field is dropped. trec_eval 9.0.8 reads scores as
-float32, 10.0 as double, so the 9.0.8 cases round the scores through float32.
+descending) and the file's rank field is dropped. The 9.0.8 cases round the scores
+through float32 (pytrec_eval's reading); both trec_eval programs read doubles, and the
+files' scores give the same rankings either way.
 
 Which command produced each expected file is in the data's README (Makefile
 ``quicktest``): ``-q`` prints per-query lines, ``-c`` evaluates every qrels topic
@@ -17,12 +18,11 @@ values are compared to 5e-5. The ``all`` lines are means over the evaluated
 queries, except ``num_ret``/``num_rel``/``num_rel_ret`` (sums) and
 ``gm_map``/``gm_bpref`` (geometric means with trec_eval's 1e-5 floor).
 
-Not covered (pdireval has no such measure yet): iprec_at_recall_*, 11pt_avg,
-Rprec_mult_* (other than 1.00), utility, infAP, relative_P_*, set_*, binG/G,
-ndcg_rel, Rndcg, rbp*, unj_*, relstring, num_nonrel_judged_ret; the files
-``out.test.aqZ`` (z-scores) and ``out.test.prefs``/``out.test.qrels_prefs``
-(preference measures). ``out.test.qrels_jg`` (judgment groups) is reproduced by
-averaging pdireval's values over the judges of qrels.123.
+The measures compared here are the library's; every line of every file, with the
+other measures, z-scores and the preference and judgment-group files, is compared
+through the command line in ``tests/cli/test_trec_eval_versions.py``.
+``out.test.qrels_jg`` (judgment groups) is reproduced here by averaging pdireval's
+values over the judges of qrels.123.
 """
 
 from __future__ import annotations
@@ -97,7 +97,7 @@ def read_run(name: str, float32: bool) -> pd.DataFrame:
     rows = [fields[:6] for fields in _lines(DATA / name)]
     frame = pd.DataFrame(rows, columns=["query", "q0", "doc", "rank", "score", "tag"])
     score = pd.to_numeric(frame["score"]).to_numpy(dtype=np.float64)
-    if float32:  # trec_eval 9.0.8 stores scores as float
+    if float32:  # as pytrec_eval (trec_eval 9.0.8 inside) passes them: float
         score = score.astype(np.float32).astype(np.float64)
     return pd.DataFrame({"query": frame["query"], "doc": frame["doc"], "score": score})
 
@@ -216,7 +216,7 @@ MEAS_PARAMS = frozenset(
 
 def _cases() -> list[Case]:
     cases = []
-    for version in ("v9.0.8/", ""):  # trec_eval 9.0.8 (float32 scores) and 10.0
+    for version in ("v9.0.8/", ""):  # trec_eval 9.0.8 (pytrec_eval: float32 scores) and 10.0
         test = dict(qrels="qrels.test", run="results.test")
         cases += [
             Case(version + "out.test", covered=OFFICIAL, per_query=False, **test),
