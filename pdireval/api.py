@@ -29,7 +29,7 @@ from pdireval.metrics import AP, DCG, RR, Latency, P, R, Rprec, Success, nDCG, p
 from pdireval.metrics._base import Metric
 from pdireval.stats.comparison import compare_table, per_query_table
 from pdireval.stats.curves import curve, pr_curve
-from pdireval.stats.summary import aggregate, efficiency_table, summary_table
+from pdireval.stats.summary import aggregate, efficiency_table, in_run_order, summary_table
 from pdireval.stats.summary import seed_summary as seed_summary_table
 
 if TYPE_CHECKING:
@@ -199,7 +199,9 @@ def summary(
     -------
     Series or DataFrame
         Without a run column, a Series indexed by metric label; with one, a DataFrame
-        with one row per run and one column per metric. When the frame has a time
+        with one row per run and one column per metric, the runs in the frame's order
+        (the order they first appear, or a categorical's categories), as in reports and
+        plots. When the frame has a time
         column, the efficiency statistics of :func:`efficiency` follow the metrics
         (``latency_mean`` ... ``mrt``; ``queries`` too without a run column). With ``ci``
         (efficiency left out): without a run
@@ -231,8 +233,9 @@ def summary(
     table, levels = _evaluate.per_part(
         frame, parse_metrics([*parsed, Latency]) if timed else parsed, roles, evaluation
     )
+    runs = run_order(frame, roles.run)
     if ci is not None:
-        return summary_table(
+        intervals = summary_table(
             table,
             agg=agg,
             ci=ci,
@@ -241,8 +244,9 @@ def summary(
             seed=seed,
             levels=levels,
         )
+        return in_run_order(intervals, runs, levels)
     if not timed:
-        return aggregate(table, agg, levels=levels)
+        return in_run_order(aggregate(table, agg, levels=levels), runs, levels)
     label = Latency.default.label
     latency = table[label]
     if Latency.default not in parsed:  # added here for the statistics only
@@ -251,7 +255,7 @@ def summary(
     stats = efficiency_table(latency, levels)
     if isinstance(result, pd.Series):
         return pd.concat([result, stats.iloc[0]]).rename(agg)
-    return pd.concat([result, stats.drop(columns="queries")], axis=1)
+    return in_run_order(pd.concat([result, stats.drop(columns="queries")], axis=1), runs, levels)
 
 
 @takes(EVALUATION)
@@ -278,7 +282,8 @@ def seed_summary(
     Returns
     -------
     DataFrame
-        One row per run (and judge, collection when present); columns (metric, stat)
+        One row per run (and judge, collection when present), the runs in the frame's
+        order; columns (metric, stat)
         with stat ``mean`` (of the per-seed means), ``seeds``, ``sd`` (across the seed
         means) and ``ci_low``/``ci_high`` (Student t, seeds - 1 degrees of freedom; NaN
         with one seed). The interval says how far the result moves from one seed to
@@ -302,13 +307,15 @@ def seed_summary(
     metric      AP
     stat      mean seeds   sd  ci_low  ci_high
     run
-    medium  0.5756   2.0  0.0  0.5756   0.5756
     strong  0.8781   2.0  0.0  0.8781   0.8781
+    medium  0.5756   2.0  0.0  0.5756   0.5756
     weak    0.2161   2.0  0.0  0.2161   0.2161
     """
     evaluation = Evaluation.from_options(options)
-    table, levels = _evaluate.per_part(frame, parse_metrics(metrics), columns, evaluation)
-    return seed_summary_table(table, levels, ci=ci)
+    roles = resolve(frame, columns)
+    table, levels = _evaluate.per_part(frame, parse_metrics(metrics), roles, evaluation)
+    result = seed_summary_table(table, levels, ci=ci)
+    return in_run_order(result, run_order(frame, roles.run), levels)
 
 
 @takes(EVALUATION)

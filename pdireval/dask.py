@@ -14,8 +14,8 @@ Examples
 >>> ddf.ireval.summary(["AP", "nDCG@10"]).round(4)
 metric      AP  nDCG@10
 run
-medium  0.5756   0.7178
 strong  0.8781   0.9347
+medium  0.5756   0.7178
 weak    0.2161   0.2868
 """
 
@@ -57,7 +57,7 @@ from pdireval.engine.parts import PART_ROLES
 from pdireval.engine.runs import run_order
 from pdireval.metrics import Latency, Metric, parse_metrics
 from pdireval.stats.comparison import compare_table
-from pdireval.stats.summary import aggregate, efficiency_table, summary_table
+from pdireval.stats.summary import aggregate, efficiency_table, in_run_order, summary_table
 from pdireval.typing import Aggregate as Agg
 from pdireval.typing import Baseline, CiMethod, Correction, MetricLike, Test
 
@@ -444,9 +444,9 @@ def summary(
     resolved = as_column_map(columns).resolve(_meta_of(frame))
     timed = resolved.time is not None and ci is None  # as pdireval.summary decides
     evaluated = parse_metrics([*parsed, Latency]) if timed else parsed
-    table, levels, _ = _computed(frame, evaluated, columns, options)
+    table, levels, runs = _computed(frame, evaluated, columns, options, runs=True)
     if ci is not None:
-        return summary_table(
+        intervals = summary_table(
             table,
             agg=agg,
             ci=ci,
@@ -455,9 +455,10 @@ def summary(
             seed=seed,
             levels=levels,
         )
+        return in_run_order(intervals, runs, levels)
     if not timed:
-        return aggregate(table, agg, levels=levels)
-    return _with_efficiency(table, levels, parsed, agg)
+        return in_run_order(aggregate(table, agg, levels=levels), runs, levels)
+    return in_run_order(_with_efficiency(table, levels, parsed, agg), runs, levels)
 
 
 def _with_efficiency(

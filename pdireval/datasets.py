@@ -117,7 +117,7 @@ def example() -> pd.DataFrame:
     >>> from pdireval.datasets import example
     >>> means = example().ireval.summary(["AP", "nDCG@10"]).round(3)
     >>> means.index.tolist()
-    ['medium', 'strong', 'weak']
+    ['strong', 'medium', 'weak']
     >>> bool(means.loc["strong", "AP"] > means.loc["medium", "AP"] > means.loc["weak", "AP"])
     True
     """

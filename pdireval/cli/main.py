@@ -48,12 +48,19 @@ from pdireval.typing import TrecEvalVersion
 
 __all__ = ["main"]
 
+#: The demo's closing lines: how to get its runs as files, and what to try on them.
+DEMO_HINT = (
+    "'pdireval demo --write DIR' writes these runs and their qrels as TREC files;\n"
+    "then try: cd DIR && pdireval qrels.txt strong.txt -q -m map"
+)
+
 
 def demo(output=None) -> int:
     """Evaluate and compare the three runs of the built-in example collection."""
     from pdireval.cli.measures import _COMPACT
     from pdireval.cli.run import _report_text
     from pdireval.datasets import example
+    from pdireval.reports.formats import formats
 
     out = output or sys.stdout
     frame = example()
@@ -65,12 +72,12 @@ def demo(output=None) -> int:
         except MissingDependencyError as error:  # a bare install: no scipy for the tests
             summary = frame.ireval.summary(metrics).loc[["strong", "medium", "weak"]]
             print("Mean over topics (AP = MAP, RR = MRR)\n", file=out)
-            print(summary.to_string(float_format=lambda v: f"{v:.4f}"), file=out)
+            print(formats()["text"].table(summary), file=out, end="")  # type: ignore[misc]
             print(f"\n({error})", file=out)
         else:
             print("Mean over topics (AP = MAP, RR = MRR); each run against 'medium'\n", file=out)
             print(_report_text(report), file=out, end="")
-    print(f"\npdireval {pdireval.__version__} -- try: pdireval QRELS RUN -q -m map", file=out)
+    print(f"\npdireval {pdireval.__version__} -- {DEMO_HINT}", file=out)
     return 0
 
 

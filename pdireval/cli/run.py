@@ -5,6 +5,7 @@ as trec_eval does, and write the chosen format.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import io
 import json
 import math
@@ -547,6 +548,7 @@ def _write_report(results: _Results, declared: Format) -> None:
         raise UsageError(msg)
     metrics = _metrics(results.measures, args.level)
     options = _options(args, results.qrels)
+    # a rendering for a paper or a sheet names the measures as pdireval does (nDCG@10)
     report = pdireval.report(results.frame, metrics, baseline=args.baseline, **options)
     if declared.render is not None:
         _write(declared.render(report) + "\n", args.output)
@@ -579,11 +581,44 @@ def _comparison(results: _Results, args: argparse.Namespace) -> pd.DataFrame:
     metrics = _metrics(results.measures, args.level)
     options = _options(args, results.qrels)
     result = pdireval.compare(results.frame, metrics, baseline=args.baseline, **options)
-    named = {_metric(m, args.level).label: m.name for m in results.measures if m.metric}
+    named = _user_names(results.measures, args)
     keep = ["run", "metric", "mean", "baseline_mean", "delta", "p_value", "p_adjusted"]
     table = result[[*keep, "significant", "wins", "ties", "losses"]].reset_index(drop=True)
     return table.assign(
         metric=table["metric"].astype(str).map(lambda label: named.get(label, label))
+    )
+
+
+def _user_names(measures: list[_Measure], args: argparse.Namespace) -> dict[str, str]:
+    """Metric label -> the measure's name as the user named it (``AP`` -> ``map``)."""
+    return {_metric(m, args.level).label: m.name for m in measures if m.metric}
+
+
+def _report(results: _Results, args: argparse.Namespace) -> Report:
+    """The comparison report of the runs for the text output, each measure named as the
+    user named it, as in the table without ``--baseline``, the CSV and the JSON
+    (``map``, ``ndcg_cut_10``: trec_eval's names).
+    """
+    metrics = _metrics(results.measures, args.level)
+    options = _options(args, results.qrels)
+    report = pdireval.report(results.frame, metrics, baseline=args.baseline, **options)
+    return _renamed(report, _user_names(results.measures, args))
+
+
+def _renamed(report: Report, names: dict[str, str]) -> Report:
+    """``report`` with its metrics renamed by ``names`` (label -> name) in every table."""
+    names = {label: name for label, name in names.items() if label != name}
+    if not names:
+        return report
+    return dataclasses.replace(
+        report,
+        summary=report.summary.rename(columns=names),
+        intervals=report.intervals.rename(columns=names),
+        comparison=report.comparison.assign(
+            metric=[names.get(str(label), label) for label in report.comparison["metric"]]
+        ),
+        per_query=report.per_query.rename(index=names, level="metric"),
+        definitions={names.get(label, label): text for label, text in report.definitions.items()},
     )
 
 
@@ -594,7 +629,5 @@ def _report_text(report: Report) -> str:
 
 
 def _comparison_text(results: _Results, args: argparse.Namespace) -> str:
-    metrics = _metrics(results.measures, args.level)
-    options = _options(args, results.qrels)
-    report = pdireval.report(results.frame, metrics, baseline=args.baseline, **options)
+    report = _report(results, args)
     return f"Compared with {args.baseline}:\n\n" + _report_text(report)

@@ -24,13 +24,16 @@ __all__ = [
     "openpyxl",
     "plain",
     "text_width",
+    "wrapped_lines",
     "written",
 ]
 
 FONT = "Arial"
 _FILTER_FROM = 10  # rows: a filter on a shorter table only gets in the way
 _HEADER_WIDTH = 10  # digit widths: a longer header (a run's name) wraps onto more lines
-NAME_WIDTH = 30  # digit widths: a longer name in a text column wraps
+_HEADER_LINES = 4  # a header wraps onto about this many lines at most: wider if longer
+_WIDEST = 60  # digit widths: the widest column (a longer text wraps)
+NAME_WIDTH = 40  # digit widths: a longer name in a text column wraps
 #: Printable width in pixels (96 per inch) of the narrower of A4 and Letter, with margins
 #: of half an inch: portrait 8.27 in (A4) and landscape 11 in (Letter), less 1 in.
 _PRINTABLE = {"portrait": 7.27 * 96, "landscape": 10.0 * 96}
@@ -88,8 +91,9 @@ class Sheet:
         self.font = Font(name=FONT, size=10)
         self.bold = Font(name=FONT, size=10, bold=True)
         self.widths: dict[int, float] = {}
-        self.wrapped: dict[int, list[tuple[int, float]]] = {}  # row -> (column, its width)
+        self.wrapped: dict[int, list[tuple[int, str, float]]] = {}  # row -> (column, text, scale)
         self.page_columns = 1_000  # columns printed on one page (set by finish)
+        self.widest = _WIDEST  # digit widths: the widest column
 
     def cell(self, row: int, column: int, value: Any, **style: Any) -> Any:
         """Write one cell; ``wrap`` (characters) wraps a longer text onto more lines."""
@@ -111,18 +115,25 @@ class Sheet:
             cell.alignment = Alignment(
                 horizontal="right" if style.get("right") else None, wrap_text=wrap is not None
             )
-        width = (length if wrap is None else min(length, wrap)) + 2
+        scale = 1.1 if style.get("bold") else 1.0
+        if wrap is None:
+            width = length + 2
+        else:  # wrapped at spaces only: the longest word sets the least width
+            words = (text_width(word) * scale for word in shown.split())
+            width = max(min(length, wrap), max(words, default=0.0)) + 2
         self.widths[column] = max(self.widths.get(column, 0), width)
         if wraps:
-            self.wrapped.setdefault(row, []).append((column, length))
+            self.wrapped.setdefault(row, []).append((column, shown, scale))
         return cell
 
     def header(self, names: list[str], text_columns: int = 1, row: int = 1) -> None:
         """Bold headers, aligned like their columns (the first ``text_columns`` left);
-        a long header (a run's name) wraps rather than widening its column.
+        a long header (a run's name) wraps at spaces onto a few lines rather than
+        widening its column, which is as wide as its longest word.
         """
         for column, name in enumerate(names, start=1):
-            self.cell(row, column, name, bold=True, right=column > text_columns, wrap=_HEADER_WIDTH)
+            wrap = max(_HEADER_WIDTH, 1.1 * text_width(name) / _HEADER_LINES)
+            self.cell(row, column, name, bold=True, right=column > text_columns, wrap=wrap)
 
     def note(self, row: int, text: str, columns: int) -> None:
         """A note under the table, wrapped across the table's width."""
@@ -153,9 +164,12 @@ class Sheet:
             last = rows + header_rows
             self.sheet.auto_filter.ref = f"A{header_rows}:{get_column_letter(columns)}{last}"
         for column, width in self.widths.items():
-            self.sheet.column_dimensions[get_column_letter(column)].width = min(width, 60)
+            self.sheet.column_dimensions[get_column_letter(column)].width = min(width, self.widest)
         for row, cells in self.wrapped.items():
-            lines = max(line_count(length, self.widths[column] - 2) for column, length in cells)
+            lines = max(
+                wrapped_lines(text, min(self.widths[column], self.widest) - 1, scale)
+                for column, text, scale in cells
+            )
             if lines > 1:
                 self.sheet.row_dimensions[row].height = _LINE * lines + 2
                 for cell in self.sheet[row]:  # the row's other cells level with its first line
@@ -166,12 +180,14 @@ class Sheet:
                     )
         setup = self.sheet.page_setup
         self.sheet.page_margins = PageMargins(left=0.5, right=0.5, top=0.75, bottom=0.75)
-        needed = sum(pixels(width) for width in self.widths.values())
+        needed = sum(pixels(width, self.widest) for width in self.widths.values())
         setup.orientation = "portrait" if needed <= _PRINTABLE["portrait"] else "landscape"
         fits = _PRINTABLE[setup.orientation] / needed >= _MIN_SCALE
         self.sheet.sheet_properties.pageSetUpPr.fitToPage = fits
         if not fits:
-            used = np.cumsum([pixels(self.widths.get(c, 10)) for c in range(1, columns + 1)])
+            used = np.cumsum(
+                [pixels(self.widths.get(c, 10), self.widest) for c in range(1, columns + 1)]
+            )
             self.page_columns = max(
                 1, int(np.searchsorted(used, _PRINTABLE[setup.orientation], "right"))
             )
@@ -197,6 +213,36 @@ def line_count(length: float, width: float) -> int:
     return 1 if length <= width else math.ceil(1.25 * length / max(1.0, width))
 
 
+def wrapped_lines(text: str, width: float, scale: float = 1.0) -> int:
+    """Lines ``text`` takes in a cell ``width`` digit widths wide when it wraps at spaces
+    (as Excel and LibreOffice wrap it), a word wider than the cell broken across lines;
+    ``scale`` widens every character (1.1: bold).
+
+    Examples
+    --------
+    >>> wrapped_lines("bm25+monoT5-3B (rerank top-100, fine-tuned)", 40)
+    1
+    >>> wrapped_lines("bm25+monoT5-3B (rerank top-100, fine-tuned)", 14)
+    3
+    """
+    space = text_width(" ") * scale
+    lines = 0
+    for paragraph in str(text).split("\n"):
+        lines += 1
+        used = -space
+        for word in paragraph.split():
+            size = text_width(word) * scale
+            if used + space + size <= width:
+                used += space + size
+                continue
+            if used > 0:
+                lines += 1
+            extra = max(0, math.ceil(size / max(width, 1.0)) - 1)  # a word broken up
+            lines += extra
+            used = size - extra * width
+    return max(lines, 1)
+
+
 def text_width(text: str) -> float:
     """Width of ``text`` in Arial, in digit widths (the unit of a column's width):
     narrow letters count half, wide ones more, so names are not given room they leave
@@ -217,6 +263,8 @@ _NARROW = frozenset("iljtfrI.,:;!|'()[]- ")
 _WIDE = frozenset("mwMWOQGDHNU@%")
 
 
-def pixels(width: float) -> float:
-    """Screen pixels of a column ``width`` characters wide (Arial 10: 7 px a digit)."""
-    return min(width, 60) * 7 + 5
+def pixels(width: float, widest: float = _WIDEST) -> float:
+    """Screen pixels of a column ``width`` characters wide (Arial 10: 7 px a digit), at
+    most ``widest``.
+    """
+    return min(width, widest) * 7 + 5

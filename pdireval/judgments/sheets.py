@@ -39,6 +39,8 @@ _SHEET, _HIDDEN = "Judgments", "pdireval"
 _TITLE = "pdireval judging sheet"
 _QUERY, _QUERY_TEXT, _DOC, _DOC_TEXT, _LABEL = "query", "query text", "doc", "doc text", "label"
 _TEXT_WIDTH = 60  # digit widths: a longer text wraps onto more lines
+_QUERY_TEXT_WIDTH = 30  # digit widths: a query's text, beside the document's
+_DOC_TEXT_WIDTH = 90  # digit widths: a document's text (landscape: fills the page)
 _TO_FILL = "FFF2CC"  # the label column's fill: where the judge types
 _CELL_LIMIT = 32_767  # characters an Excel cell holds (UTF-16 code units, as Excel counts)
 _ID_SHOWN = 40  # characters of a long id shown in a message
@@ -377,6 +379,7 @@ def _workbook(
 
     book = openpyxl.Workbook()
     sheet = Sheet(book, _SHEET)
+    sheet.widest = _DOC_TEXT_WIDTH
     names = [_QUERY, *([_QUERY_TEXT] if show_texts[0] else []), _DOC]
     names += [*([_DOC_TEXT] if show_texts[1] else []), _LABEL]
     sheet.header(names, text_columns=len(names))
@@ -387,9 +390,14 @@ def _workbook(
         sheet.cell(row, where[_QUERY], query)
         sheet.cell(row, where[_DOC], doc)
         if show_texts[0]:
-            sheet.cell(row, where[_QUERY_TEXT], query_texts.get(query), wrap=_TEXT_WIDTH)
+            sheet.cell(
+                row,
+                where[_QUERY_TEXT],
+                query_texts.get(query),
+                wrap=_QUERY_TEXT_WIDTH if show_texts[1] else _TEXT_WIDTH,
+            )
         if show_texts[1]:
-            sheet.cell(row, where[_DOC_TEXT], doc_texts.get(doc), wrap=_TEXT_WIDTH)
+            sheet.cell(row, where[_DOC_TEXT], doc_texts.get(doc), wrap=_DOC_TEXT_WIDTH)
         sheet.cell(row, where[_LABEL], None, fill=_TO_FILL, shown="label")
     last = len(pairs) + 1
     label_column = sheet.sheet.cell(row=1, column=where[_LABEL]).column_letter

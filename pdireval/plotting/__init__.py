@@ -5,10 +5,11 @@ Every function takes the long frame (as :func:`pdireval.evaluate` does), draws o
 and returns the matplotlib Axes. Figures stay readable with one run and with twenty runs
 named like ``bm25+monoT5-3b-rerank-top1000-fold3``:
 
-* Each run has one style -- colour, marker and line style -- in every figure, given by
-  its position in the run order: ``order=`` if given, then the runs in the order they
-  first appear in the frame (see :func:`run_styles`). No two of the first 100 runs share
-  colour and marker, and adding runs at the end of the order leaves the others' styles.
+* Each run has one style -- colour, marker, line style and, for bars, hatch -- in every
+  figure, given by its position in the run order: ``order=`` if given, then the runs in
+  the order they first appear in the frame (see :func:`run_styles`). No two of the first
+  100 runs share colour and marker, and adding runs at the end of the order leaves the
+  others' styles. No run is grey: grey is what the runs are compared with.
 * Legends go below the axes, in as many columns as fit, and a new figure grows by the
   legend's height instead of shrinking the plot; where runs are the categories, their
   names run along the y axis and the figure widens for them. On axes you pass, the

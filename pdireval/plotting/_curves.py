@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import itertools
 import math
-import re
+import textwrap
 from collections.abc import Hashable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -13,7 +12,7 @@ import pandas as pd
 
 from pdireval._core.options import EVALUATION, takes
 from pdireval.plotting import _look as look
-from pdireval.plotting._styles import RunStyle, drawing_order
+from pdireval.plotting._styles import REFERENCE, RunStyle, drawing_order
 from pdireval.stats.curves import curve, without_cutoff
 from pdireval.stats.curves import pr_curve as pr_curve_table
 from pdireval.typing import ColumnsLike as Columns
@@ -24,6 +23,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers only
 
 #: Panels per row of the per-query precision-recall curves, at most.
 PANEL_COLUMNS = 5
+#: A panel's title: lines of about this many characters, at most this many lines.
+TITLE_WIDTH, TITLE_LINES = 26, 3
 #: Cutoffs labelled on the k axis, at most.
 MAX_K_TICKS = 8
 
@@ -183,7 +184,10 @@ def _pr_panels(
     styles: dict[Hashable, RunStyle],
     title: str,
 ) -> Axes:
-    """One panel per run: its query curves, its mean, the others' means in light grey."""
+    """One panel per run: its query curves, its mean, the others' means in light grey.
+
+    The grey is :data:`~pdireval.plotting._styles.REFERENCE`, a colour no run has.
+    """
     plt = look.pyplot()
     across = min(PANEL_COLUMNS, len(means), max(3, math.ceil(math.sqrt(1.3 * len(means)))))
     down = math.ceil(len(means) / across)
@@ -204,7 +208,9 @@ def _pr_panels(
     for i, (run, part) in enumerate(means.items()):
         panel = panels[i]
         others = [curve for other, curve in curves.items() if other != run]
-        panel.add_collection(LineCollection(others, colors="0.82", linewidths=0.8), autolim=False)
+        panel.add_collection(
+            LineCollection(others, colors=REFERENCE, linewidths=0.8), autolim=False
+        )
         _query_curves(panel, queries, [run], styles)
         panel.plot(part["recall"], part["precision"], markersize=3.5, lw=2, **styles[run].line())
         panel.grid(True, alpha=0.3)
@@ -218,46 +224,54 @@ def _pr_panels(
     return panels[0]
 
 
-def wrap(text: str, width: int = 26) -> str:
-    """``text`` in lines of at most about ``width`` characters, broken after ``-+_`` or space.
+def wrap(text: str, width: int = TITLE_WIDTH, lines: int = TITLE_LINES) -> str:
+    """``text`` in lines of at most ``width`` characters, broken at spaces only.
 
-    Two lines are balanced (the break nearest the middle); longer texts fill each line.
+    A word is never split across lines (``bm25+monoT5-3B`` stays whole); a word longer
+    than ``width`` is shortened in its middle, keeping its start and its end (where
+    names like ``...-fold3`` and ``...-fold4`` differ). The lines are balanced (each as
+    short as the same number of lines allows). A text that needs more than ``lines``
+    lines keeps its first ``lines``, the last ending in "…".
 
     Examples
     --------
+    >>> print(wrap("bm25+monoT5-3B (rerank top-100, fine-tuned)"))
+    bm25+monoT5-3B (rerank
+    top-100, fine-tuned)
     >>> print(wrap("bm25+monoT5-3b-rerank-top1000-fold3"))
-    bm25+monoT5-3b-
-    rerank-top1000-fold3
-    >>> print(wrap("dense-contriever-msmarco-ft"))
-    dense-contriever-
-    msmarco-ft
+    bm25+monoT5-3…op1000-fold3
+    >>> print(wrap("a b c d e f g h i j k l", width=5, lines=2))
+    a b c
+    d e…
     """
-    if len(text) <= width:
+    if len(text) <= width and "\n" not in text:
         return text
-    breaks = [match.end() for match in re.finditer(r"[-+_ ]", text) if match.end() < len(text)]
-    halves = [cut for cut in breaks if max(cut, len(text) - cut) <= width]
-    if halves:
-        cut = min(halves, key=lambda cut: max(cut, len(text) - cut))
-        return f"{text[:cut]}\n{text[cut:]}"
-    return _fill(text, breaks, width)
+    words = [_shorten(word, width) for word in text.split()]
+    shown = _lines(" ".join(words), width)
+    if len(shown) > lines:
+        last = shown[lines - 1].split(" ")
+        while len(last) > 1 and len(" ".join(last)) + 1 > width:  # room for the "…"
+            last.pop()
+        return "\n".join([*shown[: lines - 1], _shorten(" ".join(last), width - 1) + "…"])
+    fewest = len(shown)
+    for narrower in range(-(-len(" ".join(words)) // max(fewest, 1)), width):
+        balanced = _lines(" ".join(words), narrower)
+        if len(balanced) == fewest and all(len(line) <= width for line in balanced):
+            return "\n".join(balanced)
+    return "\n".join(shown)
 
 
-def _fill(text: str, breaks: list[int], width: int) -> str:
-    """Greedy lines of at most ``width`` characters (a longer word is cut)."""
-    edges = [0, *breaks, len(text)]
-    breaks = sorted(
-        {*breaks}.union(
-            *(range(low + width, high, width) for low, high in itertools.pairwise(edges))
-        )
-    )
-    lines, start, last = [], 0, None
-    for cut in [*breaks, len(text)]:
-        if cut - start > width and last is not None:
-            lines.append(text[start:last])
-            start = last
-        last = cut
-    lines.append(text[start:])
-    return "\n".join(lines)
+def _shorten(word: str, width: int) -> str:
+    """``word``, or its start and end around "…" in ``width`` characters when longer."""
+    if len(word) <= width:
+        return word
+    tail = (width - 1) // 2
+    return word[: width - 1 - tail] + "…" + word[len(word) - tail :]
+
+
+def _lines(text: str, width: int) -> list[str]:
+    """Greedy lines of at most ``width`` characters, broken at spaces only."""
+    return textwrap.wrap(text, max(width, 1), break_long_words=False, break_on_hyphens=False)
 
 
 def cutoff_ticks(ks: Sequence[int], log: bool) -> list[int]:

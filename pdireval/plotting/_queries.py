@@ -13,7 +13,7 @@ from pdireval._core.options import EVALUATION, Evaluation, takes
 from pdireval.engine import evaluate as _evaluate
 from pdireval.metrics import parse_metrics
 from pdireval.plotting import _look as look
-from pdireval.plotting._styles import drawing_order
+from pdireval.plotting._styles import REFERENCE, RunStyle, drawing_order
 from pdireval.stats.comparison import per_query_table
 from pdireval.typing import ColumnsLike as Columns
 from pdireval.typing import MetricLike
@@ -27,6 +27,13 @@ MAX_QUERY_TICKS = 60
 MAX_BAR_RUNS = 3
 #: Width per query, inches, when every query id is labelled.
 _PER_QUERY_LABEL = 0.13
+#: A heat map's cell without a value: hatched grey, unlike the near-white of no difference.
+NO_VALUE: dict[str, Any] = {
+    "facecolor": REFERENCE,
+    "edgecolor": "0.45",
+    "hatch": "////",
+    "linewidth": 0.0,
+}
 
 Sort = Literal["delta", "baseline", "query"]
 
@@ -77,8 +84,9 @@ def per_query(
     The differences ``run - baseline`` of ``metric`` on each query are drawn for every
     other run, with the queries in one order shared by all runs (by default the mean
     difference, largest gain first): the k-th position is the same query for every run.
-    Up to three compared runs, as bars side by side; more, as a heat map with a row per
-    run (blue: better than the baseline, red: worse).
+    Up to three compared runs, as bars side by side (each run in its colour; runs beyond
+    the tenth also in its hatch, see :func:`run_styles`); more, as a heat map with a row
+    per run (blue: better than the baseline, red: worse, hatched grey: no value).
 
     Parameters
     ----------
@@ -125,7 +133,8 @@ def per_query(
     Notes
     -----
     The differences are those of :func:`pdireval.per_query`. A query without a value
-    in a run (``queries="all"``) has no bar, or a blank cell. With more than 60 queries
+    in a run (``queries="all"``) has no bar, or a hatched grey cell, named "no value"
+    under the colour bar. With more than 60 queries
     the ids are left off the axis; ``query_labels=True`` shows them all (a new figure
     grows about 0.13 inch per query).
 
@@ -225,7 +234,7 @@ def _draw_heatmap(
 def _draw_bars(
     ax: Axes | None,
     deltas: pd.DataFrame,
-    styles: dict[Hashable, Any],
+    styles: dict[Hashable, RunStyle],
     label: str,
     width: float,
 ) -> tuple[Axes, bool, list[Any]]:
@@ -248,8 +257,12 @@ def _query_axis(ax: Axes, queries: pd.Index, labelled: bool, how: str) -> None:
     ax.set_xlabel(f"Queries ({len(queries)}), by {how}")
 
 
-def _bars(ax: Axes, deltas: pd.DataFrame, styles: dict[Hashable, Any]) -> list[Any]:
-    """Bars of each compared run side by side at each query's position; a zero line."""
+def _bars(ax: Axes, deltas: pd.DataFrame, styles: dict[Hashable, RunStyle]) -> list[Any]:
+    """Bars of each compared run side by side at each query's position; a zero line.
+
+    Each run's bars have its colour and its hatch: runs ten apart share a colour, not a
+    hatch.
+    """
     width = 0.8 / deltas.shape[1]
     positions = np.arange(len(deltas), dtype=np.float64)
     bars = []
@@ -257,19 +270,31 @@ def _bars(ax: Axes, deltas: pd.DataFrame, styles: dict[Hashable, Any]) -> list[A
         shown = deltas[run].to_numpy(dtype=np.float64)
         kept = ~np.isnan(shown)
         x = positions[kept] - 0.4 + width * (i + 0.5)
-        bars.append(ax.bar(x, shown[kept], width=width, color=styles[run].color))
+        bars.append(ax.bar(x, shown[kept], width=width, **styles[run].fill()))
     ax.axhline(0.0, color="black", lw=0.8)
     return bars
 
 
 def _heatmap(ax: Axes, deltas: pd.DataFrame, label: str, base: Hashable) -> None:
-    """A row per compared run, a column per query, the difference as colour (0 white)."""
+    """A row per compared run, a column per query, the difference as colour (0 white).
+
+    A cell without a value is left transparent over a hatched grey ground
+    (:data:`NO_VALUE`), named "no value" under the colour bar when there is one.
+    """
+    from matplotlib import colormaps
+    from matplotlib.patches import Rectangle
+
     cells = deltas.to_numpy(dtype=np.float64).T
-    finite = np.abs(cells[~np.isnan(cells)])
+    missing = np.isnan(cells)
+    finite = np.abs(cells[~missing])
     reach = float(finite.max()) if finite.size and finite.max() > 0 else 1.0
+    colours = colormaps["RdBu"].with_extremes(bad=(0.0, 0.0, 0.0, 0.0))  # the ground shows
+    if missing.any():
+        ground = Rectangle((0.0, 0.0), 1.0, 1.0, transform=ax.transAxes, zorder=-1, **NO_VALUE)
+        ax.add_artist(ground)
     image = ax.imshow(
         np.ma.masked_invalid(cells),
-        cmap="RdBu",
+        cmap=colours,
         vmin=-reach,
         vmax=reach,
         aspect="auto",
@@ -279,6 +304,15 @@ def _heatmap(ax: Axes, deltas: pd.DataFrame, label: str, base: Hashable) -> None
     ax.spines[["left", "bottom"]].set_visible(False)
     colourbar = look.figure_of(ax).colorbar(image, ax=ax, fraction=0.04, pad=0.01)
     colourbar.set_label(f"Δ {label} (run − baseline)")  # the title names the baseline
+    if missing.any():
+        colourbar.ax.legend(
+            handles=[Rectangle((0.0, 0.0), 1.0, 1.0, label="no value", **NO_VALUE)],
+            loc="upper left",
+            bbox_to_anchor=(0.0, -0.02),
+            borderaxespad=0.0,
+            handlelength=1.4,
+            handleheight=1.4,
+        )
 
 
 @takes(EVALUATION)

@@ -1,12 +1,14 @@
-"""Which run gets which look: one (colour, marker, line style) per run, stable as runs are added.
+"""Which run gets which look: colour, marker, line style and hatch, stable as runs are added.
 
 A run's style is chosen by its position in the run order: the order given with ``order=``,
 then the runs not named there in the order they first appear in the frame (a categorical
 run column: the order of its categories). Position ``i`` gets colour ``i mod 10`` of
-matplotlib's ``tab10`` palette, a marker that changes with every block of ten runs, and a
-solid, dashed, dotted or dash-dotted line for the first, second, third and fourth block:
-no two of the first 100 runs share both colour and marker, and no two of the first 40
-share colour, marker and line style.
+:data:`COLOURS` (matplotlib's ``tab10`` with its grey replaced by indigo: grey is kept for
+what is not a run, such as the other runs' means behind a panel), a marker that changes
+with every block of ten runs, and a solid, dashed, dotted or dash-dotted line -- for bars:
+no hatch, ``///``, ``...`` or ``xxx`` -- for the first, second, third and fourth block: no
+two of the first 100 runs share both colour and marker, and no two of the first 40 share
+colour and line style, or colour and hatch.
 
 Adding runs at the end of the order (``pd.concat([frame, new_runs])``, or names appended
 to ``order=``) therefore leaves every earlier run its style. A hash of the name would keep
@@ -28,10 +30,11 @@ from pdireval._core.roles import as_column_map
 from pdireval.engine.runs import run_order
 from pdireval.typing import ColumnsLike as Columns
 
-__all__ = ["RunStyle", "drawing_order", "run_styles"]
+__all__ = ["REFERENCE", "RunStyle", "drawing_order", "run_styles"]
 
-#: matplotlib's ``tab10`` palette (``C0`` ... ``C9``), written out so that a changed
-#: ``axes.prop_cycle`` does not change pdireval's colours.
+#: matplotlib's ``tab10`` palette (``C0`` ... ``C9``) with its grey (``C7``) replaced by
+#: indigo, written out so that a changed ``axes.prop_cycle`` does not change pdireval's
+#: colours. No run is grey: grey is :data:`REFERENCE`, for what is not a run.
 COLOURS = (
     "#1f77b4",
     "#ff7f0e",
@@ -40,12 +43,17 @@ COLOURS = (
     "#9467bd",
     "#8c564b",
     "#e377c2",
-    "#7f7f7f",
+    "#393b79",
     "#bcbd22",
     "#17becf",
 )
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "*")
 LINESTYLES = ("-", "--", ":", "-.")
+#: The hatch of a run's bars, per block of ten runs, as :data:`LINESTYLES` for its lines.
+HATCHES = ("", "///", "...", "xxx")
+#: The colour of what is drawn for comparison and is not a run (the other runs' means
+#: behind a run's panel); no colour of :data:`COLOURS` is grey.
+REFERENCE = "#c8c8c8"
 #: Blocks of ten runs shift the marker by this much: a colour meets a new marker in each
 #: of the first ten blocks (3 and 10 share no divisor).
 _MARKER_SHIFT = 3
@@ -53,22 +61,29 @@ _MARKER_SHIFT = 3
 
 @dataclass(frozen=True)
 class RunStyle:
-    """The look of one run in every figure: a colour, a marker and a line style.
+    """The look of one run in every figure: a colour, a marker, a line style and a hatch.
 
     Examples
     --------
-    >>> style = RunStyle("#1f77b4", "o", "-")
+    >>> style = RunStyle("#1f77b4", "o", "--", "///")
     >>> style.line()
-    {'color': '#1f77b4', 'marker': 'o', 'linestyle': '-'}
+    {'color': '#1f77b4', 'marker': 'o', 'linestyle': '--'}
+    >>> style.fill()
+    {'color': '#1f77b4', 'hatch': '///', 'edgecolor': 'white', 'linewidth': 0.0}
     """
 
     color: str
     marker: str
     linestyle: str
+    hatch: str = ""
 
     def line(self) -> dict[str, Any]:
         """Keyword arguments of ``ax.plot`` that draw a line in this style."""
         return {"color": self.color, "marker": self.marker, "linestyle": self.linestyle}
+
+    def fill(self) -> dict[str, Any]:
+        """Keyword arguments of ``ax.bar`` that fill a bar in this style (a white hatch)."""
+        return {"color": self.color, "hatch": self.hatch, "edgecolor": "white", "linewidth": 0.0}
 
 
 def style_at(position: int) -> RunStyle:
@@ -78,6 +93,7 @@ def style_at(position: int) -> RunStyle:
         COLOURS[position % len(COLOURS)],
         MARKERS[(position + _MARKER_SHIFT * block) % len(MARKERS)],
         LINESTYLES[block % len(LINESTYLES)],
+        HATCHES[block % len(HATCHES)],
     )
 
 
@@ -93,8 +109,9 @@ def run_styles(runs: Iterable[Hashable]) -> dict[Hashable, RunStyle]:
     Returns
     -------
     dict
-        Run id -> :class:`RunStyle` (``color``, ``marker``, ``linestyle``), in the order
-        of ``runs``; ``style.line()`` gives the keyword arguments of ``ax.plot``.
+        Run id -> :class:`RunStyle` (``color``, ``marker``, ``linestyle``, ``hatch``), in
+        the order of ``runs``; ``style.line()`` gives the keyword arguments of ``ax.plot``,
+        ``style.fill()`` those of ``ax.bar``.
 
     Raises
     ------
@@ -108,11 +125,13 @@ def run_styles(runs: Iterable[Hashable]) -> dict[Hashable, RunStyle]:
     >>> from pdireval.plotting import run_styles
     >>> styles = run_styles(["bm25", "bm25+rerank"])
     >>> styles["bm25+rerank"]
-    RunStyle(color='#ff7f0e', marker='s', linestyle='-')
+    RunStyle(color='#ff7f0e', marker='s', linestyle='-', hatch='')
     >>> run_styles(["bm25", "bm25+rerank", "dense"])["bm25+rerank"] == styles["bm25+rerank"]
     True
     >>> len({(s.color, s.marker) for s in run_styles(range(20)).values()})
     20
+    >>> run_styles(range(20))[17]  # the second block of ten: dashed, hatched
+    RunStyle(color='#393b79', marker='o', linestyle='--', hatch='///')
     """
     ordered = list(runs)
     seen: set[Hashable] = set()

@@ -94,6 +94,28 @@ def _mark_texts(comparison: pd.DataFrame) -> list[str]:
     ]
 
 
+class _PaperTable(pd.DataFrame):
+    """The paper table of :meth:`Report.table`: a DataFrame of strings that prints whole.
+
+    ``print`` and a notebook show every run and every column, however wide, where a
+    DataFrame would cut the middle columns to fit the display; anything derived from it
+    (a selection, a copy) is a plain DataFrame again.
+    """
+
+    @property
+    def _constructor(self) -> type[pd.DataFrame]:
+        return pd.DataFrame
+
+    def __repr__(self) -> str:
+        return self.to_string()
+
+    def __str__(self) -> str:
+        return self.to_string()
+
+    def _repr_html_(self) -> str:
+        return self.to_html()
+
+
 @dataclass(frozen=True, repr=False)
 class Report:
     """The results of several runs, ready to paste into a paper, a sheet or a notebook.
@@ -260,11 +282,13 @@ class Report:
         DataFrame
             Strings, one row per run, one column per metric (per collection and metric
             for a report over collections); the best value of each metric is not marked
-            here (the renderings print it in bold).
+            here (the renderings print it in bold). Printed (or shown in a notebook) it
+            shows every column, however many and wide, instead of cutting the middle
+            ones as pandas does to fit the display.
         """
         rows = [[text + mark for text, mark, _ in row] for row in self.cells(ci=ci, digits=digits)]
         table = pd.DataFrame(rows, index=self.summary.index, columns=self.summary.columns)
-        return table.T if transpose else table
+        return _PaperTable(table.T if transpose else table)
 
     def comparison_text(self, digits: int = 4) -> pd.DataFrame:
         """The comparison as a person reads it: readable headers, formatted numbers."""
@@ -409,8 +433,10 @@ class Report:
         r"""The paper table as a LaTeX ``table`` with booktabs rules, sized to fit the column.
 
         The best value of each metric is bold; ``$^{\blacktriangle}$`` /
-        ``$^{\blacktriangledown}$`` (with the baseline's letter when there are several)
-        mark significant differences, explained in a note under the table. The first
+        ``$^{\blacktriangledown}$`` (with the baseline's letter when there are several;
+        with the number of the run compared with when the runs are written R1, R2, ...
+        and there are several baselines) mark significant differences, explained in a
+        note under the table. The first
         line is a comment naming the packages the table needs (``booktabs``,
         ``amssymb`` for the triangles, ``graphicx`` for the scaling); it compiles with
         exactly those in one- and two-column documents.
@@ -418,7 +444,9 @@ class Report:
         Values align on the decimal point: each metric is a pair of columns, the
         integer part right-aligned and the decimals (with the marks) left-aligned. A
         table wider than the line (``\linewidth``: the column of a two-column paper) is
-        scaled down to it, a narrower one is left as it is.
+        scaled down to it, a narrower one is left as it is; when the scaling would leave
+        less than 70% of the size, a comment above the table says so and what to try
+        (``wide=True``, ``transpose=True``, fewer measures, ``ci=False``).
 
         Parameters
         ----------

@@ -4,6 +4,9 @@ One vocabulary for every rendering -- Excel, HTML, Markdown, LaTeX and the comma
 line -- so that a table reads the same wherever it is pasted:
 
 * metric values with a fixed number of decimals (4 by default), differences with a sign;
+* negative numbers with a true minus sign, ``−`` (U+2212), as journals typeset them, in
+  every number written as text (:func:`format_value`, :func:`format_delta`); the
+  tabular outputs (CSV, JSON, Excel) keep numbers as numbers;
 * p-values as journals print them: ``<0.001``, otherwise three significant digits;
 * a mark after a value when the run differs significantly from a baseline: ``▲`` better,
   ``▼`` worse, followed by the baseline's letter when there are several baselines
@@ -24,6 +27,7 @@ from pdireval.stats.significance import CORRECTIONS, TESTS
 
 __all__ = [
     "BETTER",
+    "MINUS",
     "WORSE",
     "Marks",
     "format_delta",
@@ -34,6 +38,8 @@ __all__ = [
 ]
 
 BETTER, WORSE = "▲", "▼"
+#: The sign of a negative number written as text: the minus sign U+2212, not the hyphen.
+MINUS = "\u2212"
 
 
 def _test_name(test: str) -> str:
@@ -52,17 +58,31 @@ def _missing(value: Any) -> bool:
     return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
 
 
+def _number(value: Any, digits: int, plus: str) -> str:
+    """A number with ``digits`` decimals, ``−`` before a negative one and ``plus`` before a
+    positive one; no sign when it rounds to zero ('' when missing).
+    """
+    if _missing(value):
+        return ""
+    number = float(value)
+    text = f"{abs(number):.{digits}f}"
+    if number == 0 or math.isnan(number) or float(text) == 0:
+        return text
+    return (MINUS if number < 0 else plus) + text
+
+
 def format_value(value: Any, digits: int = 4) -> str:
-    """A metric value with ``digits`` decimals ('' when missing).
+    """A metric value with ``digits`` decimals ('' when missing), a negative one with a
+    true minus sign (``−0.52``).
 
     Examples
     --------
     >>> format_value(0.45), format_value(float("nan")), format_value(12, digits=2)
     ('0.4500', '', '12.00')
+    >>> format_value(-0.5237, 2), format_value(-0.00001)
+    ('−0.52', '0.0000')
     """
-    if _missing(value):
-        return ""
-    return f"{float(value):.{digits}f}"
+    return _number(value, digits, "")
 
 
 def format_delta(value: Any, digits: int = 4) -> str:
@@ -73,12 +93,7 @@ def format_delta(value: Any, digits: int = 4) -> str:
     >>> format_delta(0.0123), format_delta(-0.004), format_delta(0.0)
     ('+0.0123', '−0.0040', '0.0000')
     """
-    if _missing(value):
-        return ""
-    text = f"{abs(float(value)):.{digits}f}"
-    if float(text) == 0:
-        return text
-    return ("+" if value > 0 else "−") + text
+    return _number(value, digits, "+")
 
 
 def format_percent(value: Any) -> str:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
-from typing import Any, cast, get_args
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any, TypeVar, cast, get_args
 
 import numpy as np
 import pandas as pd
@@ -14,7 +14,14 @@ from pdireval._core.options import level, resamples
 from pdireval.stats.significance import bootstrap_statistic, scipy_stats, t_interval
 from pdireval.typing import Aggregate, CiMethod
 
-__all__ = ["AGGREGATES", "GMEAN_FLOOR", "aggregate", "seed_summary", "summary_table"]
+__all__ = [
+    "AGGREGATES",
+    "GMEAN_FLOOR",
+    "aggregate",
+    "in_run_order",
+    "seed_summary",
+    "summary_table",
+]
 
 AGGREGATES: tuple[str, ...] = get_args(Aggregate)
 
@@ -112,6 +119,38 @@ def aggregate(
         return grouped.agg(how).astype(np.float64)
     result = table.agg(how) if isinstance(how, str) else table.apply(how)
     return pd.Series(result, dtype=np.float64, name=agg)
+
+
+_Summary = TypeVar("_Summary", bound=pd.Series | pd.DataFrame)
+
+
+def in_run_order(
+    result: _Summary, runs: Sequence[Hashable] | None, levels: Levels | None
+) -> _Summary:
+    """A summary's rows with the runs in the user's order ``runs`` (the frame's: see
+    :func:`~pdireval.engine.runs.run_order`), each run's rows (its judges, collections,
+    seeds) in the order they had; runs ``runs`` does not name follow.
+
+    A result without a run level (one row per metric) is returned as it is.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"AP": [0.2, 0.9]}, index=pd.Index(["bm25", "T5"], name="run"))
+    >>> in_run_order(table, ["T5", "bm25"], Levels(query="query", run="run"))
+           AP
+    run
+    T5    0.9
+    bm25  0.2
+    """
+    if not runs or levels is None or levels.run is None or not isinstance(result, pd.DataFrame):
+        return result
+    if levels.run not in result.index.names:
+        return result
+    place = {run: at for at, run in enumerate(runs)}
+    present = result.index.get_level_values(result.index.names.index(levels.run))
+    keys = np.fromiter((place.get(run, len(place)) for run in present), np.int64, len(present))
+    return result.iloc[np.argsort(keys, kind="stable")]
 
 
 def summary_table(

@@ -4,6 +4,7 @@ comparisons differ."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -98,7 +99,7 @@ def test_scatter_draws_each_run_at_its_two_scores(run, human) -> None:
     other = _favouring_weak(run, human)
     found = pdireval.judge_conclusions(run, {"human": human, "llm $x$": other}, "AP")
     ax = judges_scatter(found, "AP")
-    points = ax.collections[0].get_offsets()
+    points = np.vstack([np.asarray(c.get_offsets()) for c in ax.collections])
     expected = found.scores[[("human", "AP"), ("llm $x$", "AP")]].to_numpy()
     assert sorted(map(tuple, points.tolist())) == sorted(map(tuple, expected.tolist()))
     assert ax.get_ylabel() == r"AP under llm \$x\$"  # a user's name, never mathtext

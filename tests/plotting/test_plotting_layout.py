@@ -408,13 +408,41 @@ def test_cutoff_ticks_are_evaluated_cutoffs_with_both_ends(ks: set[int], log: bo
         assert ticks == sorted(ks)
 
 
+WORD = st.text(st.sampled_from("ab9-+_(),"), min_size=1, max_size=12)
+
+
+@hypothesis.given(st.lists(WORD, min_size=1, max_size=6))
+def test_wrapped_names_break_between_whole_words(words: list[str]) -> None:
+    """At most six words of at most 12 characters: three lines of 26 hold them whole.
+
+    Lines joined by spaces give the words back only when no line ends inside a word.
+    """
+    from pdireval.plotting._curves import wrap
+
+    lines = wrap(" ".join(words)).split("\n")
+    assert " ".join(lines).split(" ") == words
+    assert all(len(line) <= 26 for line in lines)
+
+
+def shortened_from(token: str, words: list[str]) -> bool:
+    """``token`` is a word, or a word shortened around "…", or either with "…" after it."""
+    for shown in {token, token.removesuffix("…")}:
+        head, dots, tail = shown.partition("…")
+        if shown in words or (dots and any(w.startswith(head) and w.endswith(tail) for w in words)):
+            return True
+    return False
+
+
 @hypothesis.given(st.text(st.sampled_from("ab-+_ 9"), min_size=1, max_size=90))
-def test_wrapped_names_keep_every_character_in_short_lines(name: str) -> None:
+def test_wrapped_names_fit_their_lines_and_shorten_only_with_an_ellipsis(name: str) -> None:
     from pdireval.plotting._curves import wrap
 
     lines = wrap(name).split("\n")
-    assert "".join(lines) == name
+    assert len(lines) <= 3
     assert all(len(line) <= 26 for line in lines)
+    tokens = " ".join(lines).split()
+    assert all(shortened_from(token, name.split()) for token in tokens), tokens
+    assert not any(token.endswith("…") for token in tokens[:-1])  # "…" ends the text
 
 
 def test_per_query_chart_chooses_bars_or_heat_map(twenty: pd.DataFrame) -> None:
@@ -427,3 +455,21 @@ def test_per_query_chart_chooses_bars_or_heat_map(twenty: pd.DataFrame) -> None:
     assert len(ax.images) == 0
     with pytest.raises(pdireval.SchemaError, match="chart='pie'"):
         three.ireval.plot.per_query("AP", chart="pie")
+
+
+def test_heat_map_note_of_missing_values_is_laid_out_cleanly(
+    twenty: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pdireval.plotting import _queries
+
+    original = _queries._differences
+
+    def with_gaps(*args, **kwargs):
+        values, deltas = original(*args, **kwargs)
+        return values, deltas.mask(deltas.index.to_series().eq(deltas.index[4]), axis=0)
+
+    monkeypatch.setattr(_queries, "_differences", with_gaps)
+    for n in (4, 20):
+        ax = first(twenty, n).ireval.plot.per_query("AP", chart="heatmap")
+        check_layout(ax.figure)
+        assert np.ma.getmaskarray(ax.images[0].get_array()).any()

@@ -312,3 +312,117 @@ def test_runs_named_like_the_key_columns(tmp_path) -> None:
     report.to_excel(tmp_path / "report.xlsx")
     per_query = pd.read_csv(report.to_csv(tmp_path / "csv")[2])
     np.testing.assert_allclose(per_query.iloc[:, 2:].to_numpy(), flat.iloc[:, 2:].to_numpy())
+
+
+# --- one minus sign in every number written as text ---------------------------------------
+
+#: A hyphen-minus before a digit: a negative number written with the wrong sign.
+_HYPHEN_NUMBER = re.compile(r"(?<![A-Za-z0-9_])-\d")
+
+
+@pytest.fixture(scope="module")
+def worse_report() -> pdireval.Report:
+    """The example's runs against its strong run: negative Δ, Δ %, interval and d."""
+    from pdireval.datasets import example
+
+    return example().ireval.report(["AP", "nDCG@10"], baseline="strong")
+
+
+def test_negative_numbers_have_the_minus_sign_in_text_and_markdown(worse_report) -> None:
+    """Δ, its interval, Δ % and Cohen's d of a worse run are written with ``−`` (U+2212)
+    in the text and Markdown renderings, never with a hyphen.
+    """
+    comparison = worse_report.comparison
+    assert (comparison["delta"] < 0).all()
+    assert (comparison["effect_size"] < 0).all()
+    shown = worse_report.comparison_text()
+    for column in ("Δ", "Δ %", "d"):
+        assert all(text.startswith("−") for text in shown[column]), shown[column]
+    texts = {
+        "text": str(worse_report) + "\n" + shown.to_string(index=False),
+        "markdown": worse_report.to_markdown(per_query=True),
+    }
+    for name, text in texts.items():
+        assert _HYPHEN_NUMBER.search(text) is None, (name, _HYPHEN_NUMBER.findall(text))
+        assert "−" in text, name
+
+
+def test_negative_means_have_the_minus_sign_in_the_paper_table(worse_report) -> None:
+    """A metric whose means are negative (a utility, a z-score) is written with ``−`` in
+    the paper table of every text rendering, and a value that rounds to zero has no sign.
+    """
+    import dataclasses
+
+    from pdireval.reports.formats import formats
+
+    negative = dataclasses.replace(worse_report, summary=-worse_report.summary)
+    for text in (str(negative), negative.to_markdown(), str(negative.table(ci=True))):
+        assert _HYPHEN_NUMBER.search(text) is None, text
+        assert text.count("−") >= negative.summary.size, text
+    # HTML and Typst show the sign as it is; pdflatex has no text glyph for it: math minus.
+    for text in (negative.to_html(per_query_rows=50), negative.to_typst()):
+        assert _HYPHEN_NUMBER.search(text.replace("<!--", "")) is None
+        assert "−" in text
+    latex = negative.to_latex()
+    assert "−" not in latex
+    assert latex.count("$-$") >= negative.summary.size
+    plain = formats()["text"].table(pd.DataFrame({"AP": [-0.25, -0.00001, 0.5]}))
+    assert _HYPHEN_NUMBER.search(plain) is None
+    assert "−0.2500" in plain
+    assert "−0.0000" not in plain
+    assert "0.0000" in plain
+
+
+def test_format_value_and_delta_share_the_minus_sign() -> None:
+    from pdireval.reports.numbers import MINUS, format_delta, format_value
+
+    for value in (-0.5, -12.25, -1e-3):
+        assert format_value(value, 4) == MINUS + format_value(-value, 4)
+        assert format_delta(value, 4) == format_value(value, 4)
+        assert format_delta(-value, 4) == "+" + format_value(-value, 4)
+    assert format_value(-4e-5, 4) == format_value(4e-5, 4) == format_value(0.0, 4)
+
+
+# --- the paper table prints whole ------------------------------------------------------------
+
+
+def _wide_report() -> pdireval.Report:
+    """Ten runs with long names and eight metrics: wider than any display."""
+    rng = np.random.default_rng(3)
+    rows = []
+    names = [f"bm25+monoT5-3B (rerank top-{10 * (i + 1)}, fine-tuned)" for i in range(10)]
+    for at, run in enumerate(names):
+        for query in range(12):
+            for rank in range(1, 21):
+                rel = int(rng.random() < 0.15 + 0.05 * at)
+                rows.append((run, f"q{query}", f"d{query}-{rank}", rank, rel, 1.0 / rank))
+    frame = pd.DataFrame(rows, columns=["run", "query", "doc", "rank", "rel", "score"])
+    metrics = ["AP", "nDCG@10", "nDCG@20", "P@5", "P@10", "R@20", "RR", "Rprec"]
+    return frame.ireval.report(metrics, baseline=names[0])
+
+
+@pytest.mark.parametrize("transpose", [False, True])
+def test_the_printed_paper_table_shows_every_column(transpose: bool) -> None:
+    """``print(report.table(ci=True))`` shows every column and every run, however wide the
+    table and small the display, and is the same text as ``to_string()``.
+    """
+    report = _wide_report()
+    table = report.table(ci=True, transpose=transpose)
+    assert isinstance(table, pd.DataFrame)
+    with pd.option_context("display.width", 60, "display.max_columns", 4, "display.max_rows", 4):
+        printed = str(table)
+        shown = repr(table)
+        page = table._repr_html_()
+    assert printed == shown == table.to_string()
+    assert "..." not in printed
+    assert "…" not in printed
+    for label in [*table.columns, *table.index]:
+        assert str(label) in printed
+        assert str(label).replace("+", "") in page.replace("+", "")
+    for row in table.itertuples(index=False):  # every cell, value ± half-width and mark
+        for cell in row:
+            assert cell in printed
+    assert "..." not in page
+    assert "…" not in page
+    picked = table.iloc[:2]  # what is derived from it is a plain DataFrame
+    assert type(picked) is pd.DataFrame

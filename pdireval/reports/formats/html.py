@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from pdireval._core import escape
 from pdireval.reports.formats import Format
 from pdireval.reports.levels import Grid, grid_of
-from pdireval.reports.numbers import BETTER, WORSE
+from pdireval.reports.numbers import BETTER, WORSE, format_value
 
 if TYPE_CHECKING:  # pragma: no cover
     from pdireval.reports.model import Report
@@ -93,7 +93,7 @@ def fragment(
                 index=False,
                 border=0,
                 classes=f"ids{report.per_query.index.nlevels}",
-                float_format=lambda v: f"{v:.{digits}f}",
+                float_format=lambda v: format_value(v, digits),
             ),
             "</div>",
             "</details>",
@@ -112,8 +112,7 @@ _HTML_STYLE = """<style>
 .pdireval-report thead th {font-weight: 600; vertical-align: bottom; white-space: normal}
 .pdireval-report tbody th {font-weight: normal; text-align: left}
 .pdireval-report tbody th, .pdireval-report .ids3 td:nth-child(-n+2),
-.pdireval-report .ids1 td:first-child {
-  white-space: normal; overflow-wrap: break-word; min-width: 12em; max-width: 22em}
+.pdireval-report .ids1 td:first-child {white-space: nowrap}
 .pdireval-report thead tr {border-bottom: 1px solid #888}
 .pdireval-report table.paper {border-top: 2px solid #444; border-bottom: 2px solid #444}
 .pdireval-report tbody tr:nth-child(even) {background: #f6f8fa}
@@ -122,6 +121,9 @@ _HTML_STYLE = """<style>
 .pdireval-report .ids1 :is(td, th):first-child,
 .pdireval-report table.paper th:first-child {text-align: left}
 .pdireval-report .mark {display: inline-block; min-width: 1.2em; text-align: left}
+/* the best values bold by a stroke: the digits keep their widths, the points their places */
+.pdireval-report table.paper td b {font-weight: inherit;
+  -webkit-text-stroke: 0.04em currentColor}
 .pdireval-report .legend {font-size: 12px; color: #57606a; margin: 0.2em 0 0.8em;
   max-width: 60em}
 .pdireval-report summary {cursor: pointer; font-weight: 600; margin-top: 0.6em}
@@ -156,13 +158,27 @@ def _html_head(grid: Grid) -> list[str]:
         cells = [f'<th colspan="{stub}"></th>'] if stub > 1 else ["<th></th>"]
         cells += [_html_span(text, span) for text, span in spans]
         head.append('<tr class="spans">' + "".join(cells) + "</tr>")
-    names = [*grid.corner, *(text for text, _ in grid.header[-1])]
-    cells = [
-        f'<th style="text-align:{"left" if i < stub else "right"}">{escape.html(h)}</th>'
-        for i, h in enumerate(names)
+    cells = [f'<th style="text-align:left">{escape.html(h)}</th>' for h in grid.corner]
+    cells += [
+        f'<th style="text-align:right;padding-right:calc(10px + {_marks_width(grid, at)}em)">'
+        f"{escape.html(text)}</th>"
+        for at, (text, _) in enumerate(grid.header[-1])
     ]
     head.append("<tr>" + "".join(cells) + "</tr>")
     return head
+
+
+def _marks_width(grid: Grid, at: int) -> float:
+    """The width in em of the marks after the values of column ``at``: the widest of its
+    cells, so that every value, and the header, end at one place.
+    """
+    widths = [sum(1.0 + 0.6 * len(x) for _, x in marks) for _, marks, _ in _column(grid, at)]
+    return round(max([1.2, *widths]), 1)
+
+
+def _column(grid: Grid, at: int) -> list[tuple[str, list[tuple[bool, str]], bool]]:
+    """The cells of value column ``at``."""
+    return [row[at] for row in grid.cells]
 
 
 def _html_span(text: str, span: int) -> str:
@@ -174,24 +190,29 @@ def _html_span(text: str, span: int) -> str:
 
 def _html_body(grid: Grid) -> list[str]:
     """The rows: labels, then each value with its marks; a group's first row ruled."""
+    widths = [_marks_width(grid, at) for at in range(grid.width)]
     body = []
     for at, (labels, row) in enumerate(zip(grid.labels, grid.cells, strict=True)):
         shown = [f'<th scope="row">{escape.html(label)}</th>' for label in labels]
-        shown += [_html_value(text, marks, best) for text, marks, best in row]
+        shown += [
+            _html_value(text, marks, best, widths[at]) for at, (text, marks, best) in enumerate(row)
+        ]
         start = ' class="group"' if at in grid.breaks else ""
         body.append(f"<tr{start}>" + "".join(shown) + "</tr>")
     return body
 
 
-def _html_value(text: str, marks: list[tuple[bool, str]], best: bool) -> str:
-    """A value's cell: the value (bold when best), then its coloured marks."""
+def _html_value(text: str, marks: list[tuple[bool, str]], best: bool, room: float) -> str:
+    """A value's cell: the value (bold when best), then its coloured marks in a box as
+    wide as the column's widest marks, so that the values of a column end at one place.
+    """
     value = f"<b>{escape.html(text)}</b>" if best and text else escape.html(text)
     signs = "".join(
         f'<span style="color:{"#1a7f37" if better else "#cf222e"}">'
         f"{BETTER if better else WORSE}{letter}</span>"
         for better, letter in marks
     )
-    return f'<td>{value}<span class="mark">{signs}</span></td>'
+    return f'<td>{value}<span class="mark" style="width:{room}em">{signs}</span></td>'
 
 
 FORMAT = Format(

@@ -1,5 +1,6 @@
 """Plain text: the paper table with the baseline labelled and the marks aligned, the
-legend under it (what ``print(report)`` shows); a plain table with four decimals.
+legend under it (what ``print(report)`` shows); a plain table with four decimals. Numbers
+are written by :mod:`pdireval.reports.numbers` (a negative one with ``−``, U+2212).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from pdireval.reports.formats import Format
+from pdireval.reports.numbers import format_value
 
 if TYPE_CHECKING:  # pragma: no cover
     from pdireval.reports.model import Report
@@ -33,8 +35,10 @@ def render(report: Report) -> str:
 
 
 def table(frame: pd.DataFrame) -> str:
-    """A plain table as text, numbers with four decimals."""
-    return frame.to_string(float_format=lambda value: f"{value:.4f}") + "\n"
+    """A plain table as text, numbers with four decimals (a negative one with a true
+    minus sign, as in every rendering).
+    """
+    return frame.to_string(float_format=lambda value: format_value(value, 4)) + "\n"
 
 
 FORMAT = Format(
