@@ -1,4 +1,4 @@
-"""The command line on TREC files: ``pdireval`` against the trec_eval 9.0.8 program.
+"""The command line on TREC files: ``pdireval`` against the trec_eval program (9.0.8 or 10.0).
 
 Both programs get the same run and qrels files and the same options; they are run in
 turn (trec_eval, pdireval, trec_eval, ...) ``--repeat`` times each, and the table gives
@@ -11,13 +11,15 @@ trec_eval". File reading is timed in one process, in turn:
 ``read_run`` / ``read_qrels`` against a bare pyarrow CSV parse of the same file.
 
 trec_eval is built from its C source (``--trec-eval-source``, by default
-``../shared/trec_eval-9.0.8`` next to the clone) into a temporary directory, or taken
-from ``--trec-eval``.
+``../shared/trec_eval-<version>`` next to the clone, ``--trec-eval-version`` 9.0.8 or
+10.0, which pdireval is given too) into a temporary directory, or taken from
+``--trec-eval``. The ratio of each in-turn pair goes to stderr.
 
 Examples
 --------
     python benchmarks/bench_cli.py                         # both workloads, ~5 minutes
     python benchmarks/bench_cli.py --workloads trec-dl --repeat 5
+    python benchmarks/bench_cli.py --trec-eval-version 10.0
     python benchmarks/bench_cli.py --json cli.json --data-dir /tmp/files --reuse
 """
 
@@ -74,7 +76,7 @@ def build_trec_eval(source: Path, into: Path) -> Path:
 
 def write_files(workload: str, directory: Path, seed: int = 42) -> tuple[Path, Path]:
     """The workload's run and qrels as TREC files (scores to 6 significant digits, which
-    float32 -- trec_eval 9.0.8's score type -- keeps apart and in order)."""
+    both programs read as doubles and keep apart and in order)."""
     queries, depth, _ = WORKLOADS[workload]
     if workload == "trec-dl":
         run, qrels = scale.make_graded_workload(queries, depth, seed=seed)
@@ -182,19 +184,27 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workloads", default="trec-dl,msmarco")
     parser.add_argument("--repeat", type=int, default=3)
-    default_source = Path(__file__).resolve().parents[2] / "shared" / "trec_eval-9.0.8"
-    parser.add_argument("--trec-eval-source", type=Path, default=default_source)
+    parser.add_argument(
+        "--trec-eval-version",
+        choices=["9.0.8", "10.0"],
+        default="9.0.8",
+        help="the trec_eval to compare with (pdireval is given the same version)",
+    )
+    parser.add_argument("--trec-eval-source", type=Path, help="its C source (../shared)")
     parser.add_argument("--trec-eval", type=Path, help="a trec_eval program to use instead")
     parser.add_argument("--data-dir", type=Path, help="where to write the files (a temp dir)")
     parser.add_argument("--reuse", action="store_true", help="files in --data-dir as they are")
     parser.add_argument("--json", type=Path, help="write the results here")
     args = parser.parse_args(argv)
+    shared = Path(__file__).resolve().parents[2] / "shared"
+    source = args.trec_eval_source or shared / f"trec_eval-{args.trec_eval_version}"
+    version = ["--trec-eval-version", args.trec_eval_version]
     compile_package()
 
     with tempfile.TemporaryDirectory() as scratch:
         directory = args.data_dir or Path(scratch)
         directory.mkdir(parents=True, exist_ok=True)
-        trec_eval = args.trec_eval or build_trec_eval(args.trec_eval_source, Path(scratch))
+        trec_eval = args.trec_eval or build_trec_eval(source, Path(scratch))
         results: dict[str, object] = {"environment": core.environment()}
         rows = []
         for workload in args.workloads.split(","):
@@ -207,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
             timed = in_turn(
                 {
                     "trec_eval": [str(trec_eval), *options, *files],
-                    "pdireval": [*PDIREVAL, *options, *files],
+                    "pdireval": [*PDIREVAL, *version, *options, *files],
                     "import pandas": [sys.executable, "-c", "import pandas"],
                 },
                 args.repeat,
@@ -217,6 +227,17 @@ def main(argv: list[str] | None = None) -> int:
                 lines = sum(1 for _ in handle)
             binary, mine = timed["trec_eval"]["median_s"], timed["pdireval"]["median_s"]
             ratio = binary / mine
+            pairs = [
+                b / m
+                for b, m in zip(
+                    timed["trec_eval"]["times_s"], timed["pdireval"]["times_s"], strict=True
+                )
+            ]
+            print(
+                f"[cli] {workload}: trec_eval {args.trec_eval_version} / pdireval per pair: "
+                + ", ".join(f"{pair:.2f}" for pair in pairs),
+                file=sys.stderr,
+            )
             bound = mine / (timed["import pandas"]["median_s"] + binary)
             rows.append(
                 f"| {workload}, {lines:,} run lines, {' '.join(options) or 'official'} "
@@ -228,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
             results[workload] = {
                 name: {k: v for k, v in value.items() if k != "output"}
                 for name, value in timed.items()
-            } | {"identical": same, "ratio": ratio, "bound": bound, "reading": read}
+            } | {"identical": same, "ratio": ratio, "pairs": pairs, "bound": bound, "reading": read}
             print(
                 f"[cli] {workload}: read_run {read['read_run']:.3f} s / arrow "
                 f"{read['arrow_run']:.3f} s = {read['read_run'] / read['arrow_run']:.2f}; "
@@ -250,8 +271,8 @@ def main(argv: list[str] | None = None) -> int:
             for name, value in startup.items()
         }
     print(
-        "| files | trec_eval 9.0.8 | `pdireval` | trec_eval time / pdireval time "
-        "| pdireval / (import pandas + trec_eval) | identical |"
+        f"| files | trec_eval {args.trec_eval_version} | `pdireval` "
+        "| trec_eval time / pdireval time | pdireval / (import pandas + trec_eval) | identical |"
     )
     print("| --- | ---: | ---: | ---: | ---: | --- |")
     print("\n".join(rows))

@@ -17,6 +17,10 @@ The two are called in turn (pdireval, ranx, ranx, pdireval, ...) in one process 
 medians and their ratio reported. Peak memory is measured apart, each tool and method
 in a fresh process (peak RSS during the call minus RSS before it).
 
+``--against RRF`` times pdireval's method against pdireval's own RRF on the same runs
+instead of ranx: what a method that compares documents with each other (Condorcet)
+costs beyond a sum per row.
+
 The score check compares the two fused runs per (query, doc). ranx orders equal input
 scores with an unstable sort, pdireval by doc id descending (trec_eval), so RRF's scores
 differ on the queries with rounded (tied) scores; the score-based methods agree.
@@ -30,6 +34,10 @@ Smoke run (seconds)::
 A tenth of the full size (700 queries, 7M rows)::
 
     python benchmarks/bench_fusion.py --scale 0.1 --repeats 3
+
+Condorcet against RRF, 1,000 queries of 100 documents per run::
+
+    python benchmarks/bench_fusion.py --scale 0.143 --depth 100 --methods Condorcet --against RRF
 """
 
 from __future__ import annotations
@@ -58,6 +66,8 @@ METHODS = {
     "RRF": ("rrf", "rrf", None),
     "CombMNZ": ("mnz", "mnz", "min-max"),
     "WSum": ("wsum", "wsum", "min-max"),
+    "BordaFuse": ("bordafuse", "bordafuse", None),
+    "Condorcet": ("condorcet", "condorcet", None),
 }
 MARKER = "@@FUSION_RESULT@@"
 
@@ -112,18 +122,29 @@ def fuse_ranx(frame: pd.DataFrame, method: str) -> pd.DataFrame:
     return ranx.fuse(runs, norm=norm, method=name, params=params).to_dataframe()
 
 
+def fuse_rrf(frame: pd.DataFrame, method: str) -> pd.DataFrame:
+    """pdireval's RRF, whatever the method: the yardstick of ``--against RRF``."""
+    return fuse_pdireval(frame, "RRF")
+
+
 TOOLS: dict[str, Callable[[pd.DataFrame, str], pd.DataFrame]] = {
     "pdireval": fuse_pdireval,
     "ranx": fuse_ranx,
+    "RRF": fuse_rrf,
 }
+
+
+def tools_of(args: argparse.Namespace) -> list[str]:
+    """pdireval and what it is timed against."""
+    return ["pdireval", args.against]
 
 
 def warm_up(args: argparse.Namespace) -> None:
     """Import both tools and compile ranx's numba functions on a small frame."""
     small = make_runs(args.runs, 5, 20, seed=1)
     for method in args.methods:
-        for tool in TOOLS.values():
-            tool(small, method)
+        for tool in tools_of(args):
+            TOOLS[tool](small, method)
 
 
 def agree(ours: pd.DataFrame, theirs: pd.DataFrame) -> float:
@@ -141,10 +162,11 @@ def in_turn(args: argparse.Namespace) -> list[dict]:
     warm_up(args)
     records = []
     for method in args.methods:
-        times: dict[str, list[float]] = {tool: [] for tool in TOOLS}
+        tools = tools_of(args)
+        times: dict[str, list[float]] = {tool: [] for tool in tools}
         results = {}
         for repeat in range(args.repeats):
-            order = list(TOOLS) if repeat % 2 == 0 else list(reversed(TOOLS))
+            order = tools if repeat % 2 == 0 else tools[::-1]
             for tool in order:
                 gc.collect()
                 start = time.perf_counter()
@@ -157,10 +179,13 @@ def in_turn(args: argparse.Namespace) -> list[dict]:
                 "rows": len(frame),
                 "fused rows": len(results["pdireval"]),
                 **{f"{tool} s": round(value, 3) for tool, value in medians.items()},
-                "ranx / pdireval": round(medians["ranx"] / medians["pdireval"], 2),
-                "max score difference": agree(results["pdireval"], results["ranx"]),
             }
         )
+        if args.against == "ranx":
+            records[-1]["ranx / pdireval"] = round(medians["ranx"] / medians["pdireval"], 2)
+            records[-1]["max score difference"] = agree(results["pdireval"], results["ranx"])
+        else:  # how many times RRF's time the method takes
+            records[-1]["pdireval / RRF"] = round(medians["pdireval"] / medians["RRF"], 2)
         del results
         gc.collect()
     return records
@@ -205,7 +230,7 @@ def memory_worker(args: argparse.Namespace) -> None:
 def memory(args: argparse.Namespace) -> list[dict]:
     records = []
     for method in args.methods:
-        for tool in TOOLS:
+        for tool in tools_of(args):
             command = [sys.executable, __file__, "--worker", "--tool", tool, "--methods", method]
             command += ["--runs", str(args.runs), "--queries", str(args.queries)]
             command += ["--depth", str(args.depth)]
@@ -225,7 +250,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--depth", type=int, default=1000)
     parser.add_argument("--scale", type=float, default=1.0, help="fraction of the queries")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--methods", default=",".join(METHODS))
+    parser.add_argument("--methods", default="RRF,CombMNZ,WSum")
+    parser.add_argument(
+        "--against",
+        choices=["ranx", "RRF"],
+        default="ranx",
+        help="time pdireval against ranx, or against pdireval's RRF on the same runs",
+    )
     parser.add_argument("--no-memory", action="store_true", help="skip the memory processes")
     parser.add_argument("--json", type=Path, help="also write the records here")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)

@@ -8,7 +8,8 @@ computed from per-pair sums over the rows (``np.bincount`` on the pair codes).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import math
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,6 +17,7 @@ import numpy as np
 
 from pdireval._core.errors import ParameterError
 from pdireval._core.registry import Registry
+from pdireval._prepare.arrays import bincount
 from pdireval.fusion._runs import Runs, ranking_positions
 
 __all__ = ["METHODS", "Method", "find_method"]
@@ -24,6 +26,8 @@ __all__ = ["METHODS", "Method", "find_method"]
 REQUIRED: Any = object()
 
 Kernel = Callable[..., np.ndarray]
+#: A tile of candidate pairs: (rows, row_ok, cols, col_ok), see :func:`_tiles`.
+Tile = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -159,38 +163,188 @@ def _condorcet(runs: Runs, weights: np.ndarray) -> np.ndarray:
     return runs.candidates()[runs.pair_query] - place + 1.0
 
 
-#: Candidate pairs compared at a time (times the number of runs): bounds the temporaries.
-_PAIRS_AT_A_TIME = 1 << 21
+#: Candidate pairs compared at a time, at most (a tile of one or more queries' pairs, or
+#: part of one query's): bounds the temporaries, a few bytes per pair, and keeps them in
+#: the CPU cache.
+_PAIRS_AT_A_TIME = 1 << 18
+#: Queries compared together have at most this many times the candidates of the fewest
+#: among them: the padding of their tile to the most stays below about half of it.
+_SPREAD = 1.25
+#: Largest scale (a power of two) tried to make the weights whole numbers of votes.
+_MAX_SHIFT = 24
 
 
 def _copeland(runs: Runs, weights: np.ndarray) -> np.ndarray:
     """Per candidate, the number of candidates it beats minus those that beat it: x beats
     y when the runs ranking x above y weigh more than those ranking y above x (a run ranks
     a document it retrieved above one it did not; a run that retrieved neither abstains).
+
+    The candidates of a query are compared all against all, a tile of queries with about
+    as many candidates at a time (a query with very many, a tile of its pairs at a time),
+    one run at a time. The weight of the runs ranking x above y is counted in whole votes
+    when the weights are whole numbers times a power of two (the sums of such weights
+    are exact in floats, so the comparisons are the same), else summed in floats run
+    after run, in the order the runs are given.
     """
-    place = np.full((runs.n_pairs, runs.n_runs), np.inf)
-    place[runs.pair, runs.run] = runs.position
-    candidates = runs.candidates().astype(np.int64)
-    query_first = np.cumsum(candidates) - candidates  # first pair of each query
-    comparisons = np.cumsum(candidates * candidates)  # up to and including each query
-    per_pair = candidates[runs.pair_query]
-    first = query_first[runs.pair_query]
+    used = np.flatnonzero(weights > 0)  # a run of weight 0 abstains
+    place = _places(runs, used)
+    count = bincount(runs.pair_query, runs.n_queries).astype(np.int64)
+    first = np.cumsum(count) - count
+    votes = _whole_votes(weights[used])
+    limit = _PAIRS_AT_A_TIME if votes is not None else max(_PAIRS_AT_A_TIME // 4, 1)
     score = np.zeros(runs.n_pairs)
-    limit = max(_PAIRS_AT_A_TIME // runs.n_runs, 1)
-    query = 0
-    while query < runs.n_queries:  # blocks of whole queries, never one query at a time
-        done = comparisons[query - 1] if query else 0
-        stop = max(int(np.searchsorted(comparisons, done + limit, side="right")), query + 1)
-        begin = int(query_first[query])
-        end = int(query_first[stop]) if stop < runs.n_queries else runs.n_pairs
-        x = np.repeat(np.arange(begin, end), per_pair[begin:end])
-        offset = np.cumsum(per_pair[begin:end]) - per_pair[begin:end]
-        y = first[x] + np.arange(len(x)) - np.repeat(offset, per_pair[begin:end])
-        px, py = place[x], place[y]
-        margin = (px < py).astype(np.float64) @ weights - (py < px).astype(np.float64) @ weights
-        score[begin:end] = np.bincount(x - begin, weights=np.sign(margin), minlength=end - begin)
-        query = stop
+    for rows, row_ok, cols, col_ok in _tiles(count, first, runs.n_pairs, limit):
+        square = rows is cols
+        beats = _beats(place[:, rows], place[:, cols], weights[used], votes, square)
+        if not col_ok.all():  # padded columns: no candidate
+            beats *= col_ok[:, None, :]
+        score[rows[row_ok]] += beats.sum(axis=2, dtype=np.int64)[row_ok]
+        if not square:  # the columns' side of the pairs
+            score[cols[col_ok]] -= beats.sum(axis=1, dtype=np.int64)[col_ok]
     return score
+
+
+def _places(runs: Runs, used: np.ndarray) -> np.ndarray:
+    """Each used run's position of each pair (its row ``i`` for ``used[i]``), the
+    narrowest integers that hold one more than the deepest position: that value for the
+    pairs a run did not retrieve and for one extra pair, the padding of the tiles.
+    """
+    absent = int(runs.position.max(initial=0)) + 1
+    code = np.full(runs.n_runs, -1, dtype=np.int64)
+    code[used] = np.arange(len(used))
+    place = np.full((len(used), runs.n_pairs + 1), absent, dtype=_narrowest(absent))
+    if len(used) == runs.n_runs:
+        place[runs.run, runs.pair] = runs.position
+    else:
+        slot = code[runs.run]
+        kept = slot >= 0
+        place[slot[kept], runs.pair[kept]] = runs.position[kept]
+    return place
+
+
+def _narrowest(largest: int) -> np.dtype:
+    """The narrowest signed integers holding ``largest``."""
+    for dtype in (np.int8, np.int16, np.int32):
+        if largest <= np.iinfo(dtype).max:
+            return np.dtype(dtype)
+    return np.dtype(np.int64)
+
+
+def _whole_votes(weights: np.ndarray) -> np.ndarray | None:
+    """The weights times the smallest power of two that makes them all whole numbers
+    (their sums, with a total below 2**31, are then exact in floats as in integers), or
+    ``None`` when there is none small enough.
+    """
+    if weights.max(initial=0.0) >= 2**31:
+        return None
+    for shift in range(_MAX_SHIFT + 1):
+        scaled = weights * 2.0**shift
+        if (scaled == np.floor(scaled)).all():
+            return scaled.astype(np.int64) if scaled.sum() < 2**31 else None
+    return None
+
+
+def _beats(
+    rows: np.ndarray,
+    cols: np.ndarray,
+    weights: np.ndarray,
+    votes: np.ndarray | None,
+    square: bool,
+) -> np.ndarray:
+    """Whether each row candidate of a tile beats each column candidate (1), loses (-1)
+    or ties (0), ``(queries, rows, columns)``; ``rows`` and ``cols`` hold each run's places
+    of them, ``square`` when they are the same candidates.
+    """
+
+    def weigh(ahead: np.ndarray, behind: np.ndarray) -> np.ndarray:
+        if votes is None:
+            return _float_above(ahead, behind, weights)
+        return _votes_above(ahead, behind, votes)
+
+    above = weigh(rows, cols)
+    # below: the weight ranking the column above the row, as the tile seen the other way
+    below = (above if square else weigh(cols, rows)).transpose(0, 2, 1)
+    if votes is None:
+        return (above > below).astype(np.int8) - (below > above)
+    margin = np.subtract(above, below, dtype=above.dtype)  # within +-(total votes)
+    return np.sign(margin, out=margin)
+
+
+def _votes_above(rows: np.ndarray, cols: np.ndarray, votes: np.ndarray) -> np.ndarray:
+    """The votes of the runs ranking each row candidate above each column candidate."""
+    shape = (rows.shape[1], rows.shape[2], cols.shape[2])
+    total = np.zeros(shape, dtype=_narrowest(int(votes.sum())))
+    ahead = np.empty(shape, dtype=bool)
+    step = np.empty_like(total)
+    for row, col, vote in zip(rows, cols, votes, strict=True):
+        np.less(row[:, :, None], col[:, None, :], out=ahead)
+        if vote == 1:
+            total += ahead
+        else:
+            np.multiply(ahead, total.dtype.type(vote), out=step)
+            total += step
+    return total
+
+
+def _float_above(rows: np.ndarray, cols: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """The weight of the runs ranking each row candidate above each column candidate,
+    summed run after run.
+    """
+    shape = (rows.shape[1], rows.shape[2], cols.shape[2])
+    total, step = np.zeros(shape), np.empty(shape)
+    ahead = np.empty(shape, dtype=bool)
+    with np.errstate(over="ignore"):  # huge weights: sums of inf tie, as in Python
+        for row, col, weight in zip(rows, cols, weights, strict=True):
+            np.less(row[:, :, None], col[:, None, :], out=ahead)
+            np.multiply(ahead, weight, out=step)
+            total += step
+    return total
+
+
+def _tiles(count: np.ndarray, first: np.ndarray, pad: int, limit: int) -> Iterator[Tile]:
+    """The tiles of candidate pairs to compare: ``(rows, row_ok, cols, col_ok)``, each
+    ``(queries, n)``, the pair codes of a tile's row and column candidates per query
+    (``pad`` where a query has fewer) and whether each is a candidate; ``cols is rows``
+    when the tile compares candidates with each other, else the columns are other
+    candidates of the same query. A tile holds at most ``limit`` pairs.
+    """
+    order = np.argsort(count, kind="stable")
+    order = order[count[order] > 1]  # one candidate: beats none
+    sizes = count[order]
+    at = 0
+    while at < len(order):
+        similar = int(np.searchsorted(sizes, sizes[at] * _SPREAD, side="right"))
+        stop = min(similar, at + max(limit // int(sizes[similar - 1]) ** 2, 1))
+        width = int(sizes[stop - 1])
+        if width**2 <= limit:
+            yield _tile_of_queries(order[at:stop], count, first, width, pad)
+        else:  # one query with more pairs than a tile holds
+            yield from _tiles_of_query(int(first[order[at]]), width, limit)
+        at = stop
+
+
+def _tile_of_queries(
+    queries: np.ndarray, count: np.ndarray, first: np.ndarray, width: int, pad: int
+) -> Tile:
+    """All the pairs of ``queries`` at once, each padded to ``width`` candidates."""
+    offset = np.arange(width)
+    ok = offset < count[queries][:, None]
+    codes = np.where(ok, first[queries][:, None] + offset, pad)
+    return codes, ok, codes, ok
+
+
+def _tiles_of_query(start: int, width: int, limit: int) -> Iterator[Tile]:
+    """The pairs of one query of ``width`` candidates from ``start``, in square tiles: the
+    candidates in spans, each span with itself and with each later span.
+    """
+    side = max(math.isqrt(limit), 1)
+    spans = [
+        np.arange(start + at, start + min(at + side, width))[None, :]
+        for at in range(0, width, side)
+    ]
+    for i, rows in enumerate(spans):
+        for cols in spans[i:]:
+            yield rows, np.ones(rows.shape, bool), cols, np.ones(cols.shape, bool)
 
 
 def _mixed(runs: Runs, weights: np.ndarray) -> np.ndarray:

@@ -59,7 +59,7 @@ _LABEL = re.compile(rb"[+-]?[0-9]+")
 _LABEL_RE2 = r"^[+-]?[0-9]+$"
 _INT64 = (-(2**63), 2**63 - 1)
 _SHOWN = 200  # characters of a line shown in a message
-_BLOCK = 1 << 24  # bytes scanned at a time
+_BLOCK = 1 << 18  # bytes scanned at a time: a block stays in the CPU cache
 _CSV_BLOCK = 1 << 22  # bytes parsed per CSV block: larger ones hold more memory at once
 _SMALLEST_CSV_BLOCK = 1 << 16  # below this, another block costs more than it saves
 _HEAD = 1 << 16  # bytes read to find a file's first line
@@ -368,8 +368,9 @@ def _checked(table: pa.Table, kind: str) -> pa.Table | None:
 def _plain_file(source: PathOrBuffer, encoding: str) -> str | None:
     """The name of ``source`` when Arrow can parse the file as it is on disk -- UTF-8
     text without a byte-order mark, compression, NUL bytes, carriage returns, tabs,
-    vertical tabs, form feeds or comments -- else None. The file is scanned in blocks,
-    never held whole, so that reading it costs no more memory than its fields.
+    vertical tabs, form feeds or comments -- else None. The file is scanned in blocks
+    read into one buffer, never held whole, so that reading it costs no more memory
+    than its fields; each block is checked while it is in the CPU cache.
     """
     if not isinstance(source, str | bytes | os.PathLike):
         return None
@@ -379,19 +380,22 @@ def _plain_file(source: PathOrBuffer, encoding: str) -> str | None:
     if not os.path.isfile(name):  # a pipe (/dev/stdin, <(zcat ...)) can be read only once
         return None
     decoder = codecs.getincrementaldecoder("utf-8")()
+    buffer = bytearray(_BLOCK)
     try:
-        with open(name, "rb") as handle:
-            block = handle.read(_BLOCK)
-            if block.startswith((_BOM, _GZIP)) or any(
-                signature.match(block) for signature, _, _ in _OTHER_COMPRESSION
+        with open(name, "rb", buffering=0) as handle:
+            size = handle.readinto(buffer)
+            head = bytes(buffer[:size])
+            if head.startswith((_BOM, _GZIP)) or any(
+                signature.match(head) for signature, _, _ in _OTHER_COMPRESSION
             ):
                 return None
-            while block:
+            while size:
+                block = buffer if size == len(buffer) else buffer[:size]
                 if any(byte in block for byte in _NOT_PLAIN):
                     return None
                 if not block.isascii():
                     decoder.decode(block)
-                block = handle.read(_BLOCK)
+                size = handle.readinto(buffer)
             decoder.decode(b"", final=True)
     except (OSError, UnicodeDecodeError):
         return None  # reading it whole says what is wrong
@@ -495,13 +499,19 @@ def _refuse_duplicates(
     frame: pd.DataFrame, text: Callable[[], bytes], name: str, what: str
 ) -> None:
     # ids in blocks (a file lists a query's lines together) are read once per block
-    group = factorize_sorted(frame["query"])[0].astype(np.int64)
+    queries = factorize_sorted(frame["query"])[0]
     outer = [column for column in ("run", "subtopic") if column in frame.columns]
-    for column in outer:  # a document may appear once per run, once per subtopic
-        codes, ids = factorize_sorted(frame[column])
-        if len(ids) > 1:  # (one run, one subtopic: the queries are the groups)
-            group = codes.astype(np.int64) * (int(group.max(initial=0)) + 1) + group
-    repeated = algorithms.repeated_rows(group, frame["doc"])
+    # a document may appear once per run, once per subtopic: a (run, query, doc) that
+    # repeats is a (query, doc) that does, so the runs and subtopics are read only when
+    # a (query, doc) repeats (one run, one subtopic: the queries are the groups)
+    repeated = algorithms.repeated_rows(queries, frame["doc"])
+    if len(repeated) and outer:
+        group = queries.astype(np.int64)
+        for column in outer:
+            codes, ids = factorize_sorted(frame[column])
+            if len(ids) > 1:
+                group = codes.astype(np.int64) * (int(group.max(initial=0)) + 1) + group
+        repeated = algorithms.repeated_rows(group, frame["doc"])
     if len(repeated):
         row = int(repeated[0])
         lines = [(number, line) for number, line, _ in _lines(text())]
