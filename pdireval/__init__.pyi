@@ -26,6 +26,7 @@ from pdireval.api import map as map  # noqa: A004 - pdireval.map is the name use
 from pdireval.api import merge_qrels as merge_qrels
 from pdireval.api import mrr as mrr
 from pdireval.api import ndcg as ndcg
+from pdireval.api import nugget_scores as nugget_scores
 from pdireval.api import per_query as per_query
 from pdireval.api import pr_curve as pr_curve
 from pdireval.api import precision as precision
@@ -41,6 +42,7 @@ from pdireval.fusion import fuse as fuse
 from pdireval.fusion import fusion_fit as fusion_fit
 from pdireval.fusion import normalize as normalize
 from pdireval.fusion import optimize_fusion as optimize_fusion
+from pdireval.io import read_nuggets as read_nuggets
 from pdireval.io import read_qrels as read_qrels
 from pdireval.io import read_queries as read_queries
 from pdireval.io import read_run as read_run

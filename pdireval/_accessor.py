@@ -78,6 +78,9 @@ class IREvalAccessor:
         judge: str | None = None,
         collection: str | None = None,
         seed: str | None = None,
+        nugget: str | None = None,
+        importance: str | None = None,
+        assignment: str | None = None,
     ) -> IREvalAccessor:
         """Return an accessor that reads the given roles from other columns.
 
@@ -102,6 +105,9 @@ class IREvalAccessor:
             judge=judge,
             collection=collection,
             seed=seed,
+            nugget=nugget,
+            importance=importance,
+            assignment=assignment,
         )
         return IREvalAccessor(self._obj, self._columns.remap(**names))
 

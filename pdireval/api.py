@@ -25,7 +25,23 @@ from pdireval._core.roles import ResolvedColumns, resolve
 from pdireval.engine import evaluate as _evaluate
 from pdireval.engine.merge import merge_qrels
 from pdireval.engine.runs import evaluated, run_order
-from pdireval.metrics import AP, DCG, RR, Latency, P, R, Rprec, Success, nDCG, parse_metrics
+from pdireval.judgments.nuggets import as_ranked_frame, is_nugget_call
+from pdireval.metrics import (
+    AP,
+    DCG,
+    RR,
+    AllScore,
+    Latency,
+    P,
+    R,
+    Rprec,
+    StrictAll,
+    StrictVital,
+    Success,
+    VitalScore,
+    nDCG,
+    parse_metrics,
+)
 from pdireval.metrics._base import Metric
 from pdireval.stats.comparison import compare_table, per_query_table
 from pdireval.stats.curves import curve, pr_curve
@@ -56,6 +72,7 @@ __all__ = [
     "merge_qrels",
     "mrr",
     "ndcg",
+    "nugget_scores",
     "per_query",
     "pr_curve",
     "precision",
@@ -68,6 +85,21 @@ __all__ = [
     "summary",
     "tie_groups",
 ]
+
+
+def _ready(
+    frame: pd.DataFrame,
+    columns: ColumnsLike | ResolvedColumns,
+    metrics: list[Metric],
+    evaluation: Evaluation,
+) -> tuple[pd.DataFrame, ResolvedColumns]:
+    """The frame the engine evaluates and its roles: a nugget frame, for nugget measures,
+    turned into a ranked one; any other frame as it is.
+    """
+    roles = resolve(frame, columns)
+    if not is_nugget_call(metrics):
+        return frame, roles
+    return as_ranked_frame(frame, roles, evaluation)
 
 
 def _per_query(
@@ -150,12 +182,9 @@ def evaluate(
     query
     q1      0.555556  0.5  0.666667
     """
-    table, _ = _evaluate.per_part(
-        frame,
-        parse_metrics(metrics),
-        columns,
-        Evaluation.from_options(options),
-    )
+    parsed, evaluation = parse_metrics(metrics), Evaluation.from_options(options)
+    frame, roles = _ready(frame, columns, parsed, evaluation)
+    table, _ = _evaluate.per_part(frame, parsed, roles, evaluation)
     return table
 
 
@@ -228,7 +257,7 @@ def summary(
     """
     parsed = parse_metrics(metrics)
     evaluation = Evaluation.from_options(options)
-    roles = resolve(frame, columns)  # once, for the times and the evaluation
+    frame, roles = _ready(frame, columns, parsed, evaluation)  # once, for times and values
     timed = roles.time is not None and ci is None
     table, levels = _evaluate.per_part(
         frame, parse_metrics([*parsed, Latency]) if timed else parsed, roles, evaluation
@@ -256,6 +285,96 @@ def summary(
     if isinstance(result, pd.Series):
         return pd.concat([result, stats.iloc[0]]).rename(agg)
     return in_run_order(pd.concat([result, stats.drop(columns="queries")], axis=1), runs, levels)
+
+
+@takes(EVALUATION)
+def nugget_scores(
+    assignments: pd.DataFrame,
+    *,
+    columns: ColumnsLike = None,
+    partial: float = 0.5,
+    okay: float = 1,
+    **options: Unpack[EvaluationOptions],
+) -> pd.DataFrame:
+    """Nugget scores of generated answers, per (run, query), as nuggetizer computes them.
+
+    Parameters
+    ----------
+    assignments : DataFrame
+        A nugget frame: one row per (run, query, nugget) with the nugget's importance
+        (``"vital"`` or ``"okay"``) and the answer's support of it (``"support"``,
+        ``"partial_support"`` or ``"not_support"``) -- columns ``run`` (optional),
+        ``query``, ``nugget``, ``importance``, ``assignment``, and optionally ``judge``,
+        ``collection`` and ``seed``. :func:`pdireval.read_nuggets` reads nuggetizer's
+        files into one. A row whose nugget is missing (importance and assignment too)
+        stands for an answer without nuggets.
+    columns : ColumnMap or dict, optional
+        Which column plays which role, e.g. ``{"query": "qid", "nugget": "text"}``.
+    partial : float
+        Credit of a partially supported nugget in ``vital`` and ``all`` (nuggetizer:
+        0.5).
+    okay : float
+        Weight of an okay nugget in ``strict_all`` and ``all``, a vital one weighing 1
+        (nuggetizer: 1, every nugget alike).
+    **options
+        The evaluation options (below), as for :func:`evaluate`; ``queries="retrieved"``
+        leaves out the answers without nuggets, and the options that cut a ranking
+        (``max_rank``, ``ignore_self``, ``qrels``) are refused.
+
+    Returns
+    -------
+    DataFrame
+        One row per (run[, judge, collection, seed], query), the ids as index levels in
+        that order, and the columns ``strict_vital``, ``strict_all``, ``vital`` and
+        ``all`` (``columns.name == "metric"``).
+
+    Raises
+    ------
+    SchemaError
+        A missing column, an importance or assignment outside the labels above, or a
+        nugget assigned twice for one answer; the message names the rows.
+
+    Notes
+    -----
+    ``strict_vital`` is the share of vital nuggets with ``support``; ``strict_all`` the
+    share of all nuggets with ``support``; ``vital`` and ``all`` count
+    ``partial_support`` as ``partial`` (Pradeep et al., 2024). As in nuggetizer, an
+    answer without a vital nugget scores 0 on the vital scores, and one without nuggets
+    0 on all four. The same scores are measures of their own: ``pdireval.evaluate(frame,
+    ["strict_vital", "vital"])``, :func:`summary`, :func:`compare` and :func:`report`
+    take a nugget frame as they take a run.
+
+    References
+    ----------
+    R. Pradeep, N. Thakur, S. Upadhyay, D. Campos, N. Craswell and J. Lin. Initial nugget
+    evaluation results for the TREC 2024 RAG track with the AutoNuggetizer framework.
+    arXiv:2411.09607, 2024.
+
+    Examples
+    --------
+    >>> import pandas as pd, pdireval
+    >>> frame = pd.DataFrame({
+    ...     "run": ["rag-a"] * 3 + ["rag-b"] * 3, "query": ["q1"] * 6,
+    ...     "nugget": ["n1", "n2", "n3"] * 2,
+    ...     "importance": ["vital", "vital", "okay"] * 2,
+    ...     "assignment": ["support", "partial_support", "support",
+    ...                    "not_support", "support", "partial_support"]})
+    >>> pdireval.nugget_scores(frame).round(4)
+    metric       strict_vital  strict_all  vital     all
+    run   query
+    rag-a q1              0.5      0.6667   0.75  0.8333
+    rag-b q1              0.5      0.3333   0.50  0.5000
+    """
+    metrics = [
+        StrictVital.default,
+        StrictAll(okay=okay),
+        VitalScore(partial=partial),
+        AllScore(partial=partial, okay=okay),
+    ]
+    table = evaluate(assignments, metrics, columns=columns, **options)
+    table = table[[m.label for m in metrics]]
+    table.columns = pd.Index(["strict_vital", "strict_all", "vital", "all"], name="metric")
+    return table
 
 
 @takes(EVALUATION)
@@ -311,9 +430,9 @@ def seed_summary(
     medium  0.5756   2.0  0.0  0.5756   0.5756
     weak    0.2161   2.0  0.0  0.2161   0.2161
     """
-    evaluation = Evaluation.from_options(options)
-    roles = resolve(frame, columns)
-    table, levels = _evaluate.per_part(frame, parse_metrics(metrics), roles, evaluation)
+    parsed, evaluation = parse_metrics(metrics), Evaluation.from_options(options)
+    frame, roles = _ready(frame, columns, parsed, evaluation)
+    table, levels = _evaluate.per_part(frame, parsed, roles, evaluation)
     result = seed_summary_table(table, levels, ci=ci)
     return in_run_order(result, run_order(frame, roles.run), levels)
 
@@ -980,7 +1099,9 @@ def compare(
     1  system2  system1    P@5 -0.1000     1       1
     """
     evaluation, significance, risk_alpha = comparison_options(options)
-    found = evaluated(frame, metrics, columns, evaluation, "compare")
+    parsed = parse_metrics(metrics)
+    frame, roles = _ready(frame, columns, parsed, evaluation)
+    found = evaluated(frame, parsed, roles, evaluation, "compare")
     return compare_table(
         found.table, significance, found.levels, risk_alpha=risk_alpha, runs=found.runs
     )
@@ -1041,7 +1162,7 @@ def per_query(
         msg = f"per_query takes one metric, got {[m.label for m in parsed]}"
         raise MetricError(msg)
     evaluation = Evaluation.from_options(options)
-    roles = resolve(frame, columns)  # once, for the evaluation and the runs' order
+    frame, roles = _ready(frame, columns, parsed, evaluation)  # once, for values and order
     table = _per_query(frame, parsed, roles, evaluation)
     return per_query_table(table, baseline=baseline, runs=run_order(frame, roles.run))
 
@@ -1098,7 +1219,7 @@ def report(
     """
     evaluation, significance, risk_alpha = comparison_options(options)
     parsed = parse_metrics(metrics)
-    roles = resolve(frame, columns)  # once, for the times, the evaluation and the runs
+    frame, roles = _ready(frame, columns, parsed, evaluation)  # once, for times, values, runs
     timed = roles.time is not None and Latency.default not in parsed
     table, levels = _evaluate.per_part(
         frame, [*parsed, Latency.default] if timed else parsed, roles, evaluation

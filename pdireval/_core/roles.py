@@ -20,6 +20,8 @@ from pdireval._core.errors import SchemaError
 __all__ = [
     "ATTRS_KEY",
     "DEFAULT_COLUMNS",
+    "NUGGET_ASSIGNMENTS",
+    "NUGGET_IMPORTANCES",
     "PART_ROLES",
     "ROLES",
     "SYNONYMS",
@@ -45,7 +47,14 @@ ROLES = (
     "judge",
     "collection",
     "seed",
+    "nugget",
+    "importance",
+    "assignment",
 )
+
+#: The labels of a nugget frame's importance and assignment columns, in code order.
+NUGGET_IMPORTANCES = ("okay", "vital")
+NUGGET_ASSIGNMENTS = ("not_support", "partial_support", "support")
 
 #: Columns looked for, in order, when the default column of a role is absent.
 SYNONYMS: dict[str, tuple[str, ...]] = {
@@ -174,12 +183,18 @@ class ColumnMap:
         assessors, an LLM judge), ``collection`` the test collection a query belongs to
         (query ids are scoped by it), ``seed`` the repetition (seed or fold) of a run;
         each gives results an index level of its own.
+    nugget, importance, assignment : str, False or None
+        As above, for a nugget frame (generated answers judged by nuggets, see
+        :func:`pdireval.nugget_scores`): the nugget's id or text, its importance
+        (``vital``/``okay``) and the answer's support of it
+        (``support``/``partial_support``/``not_support``).
 
     Examples
     --------
     >>> ColumnMap().remap(query="qid", rel="label")
     ColumnMap(query='qid', doc=None, rank=None, rel='label', score=None, run=None, known=None,
-              subtopic=None, time=None, judge=None, collection=None, seed=None)
+              subtopic=None, time=None, judge=None, collection=None, seed=None, nugget=None,
+              importance=None, assignment=None)
     """
 
     query: Column = None
@@ -194,6 +209,9 @@ class ColumnMap:
     judge: Column = None
     collection: Column = None
     seed: Column = None
+    nugget: Column = None
+    importance: Column = None
+    assignment: Column = None
 
     @classmethod
     def pyterrier(cls) -> ColumnMap:
@@ -333,6 +351,9 @@ class ResolvedColumns:
     judge: str | None = None
     collection: str | None = None
     seed: str | None = None
+    nugget: str | None = None
+    importance: str | None = None
+    assignment: str | None = None
 
     def roles(self) -> dict[str, str | None]:
         """Role -> column name (None for absent roles)."""

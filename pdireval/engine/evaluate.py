@@ -319,8 +319,21 @@ def _group_named(ready: Prepared, group: int) -> str:
 def _refuse_missing_roles(
     metrics: Sequence[Metric], columns: ResolvedColumns, frame: pd.DataFrame
 ) -> None:
-    """A metric reading a column the frame lacks (``known``) would be silently undefined."""
+    """A metric reading a column the frame lacks (``known``) would be silently undefined;
+    a nugget measure reads labels only the front door's conversion of a nugget frame
+    makes (its nugget roles name the label column, which no user's roles can).
+    """
     for metric in metrics:
+        if "nugget" in metric.family.needs and (
+            columns.nugget is None or columns.nugget != columns.rel
+        ):
+            msg = (
+                f"{metric.label} is a nugget measure: pdireval.evaluate, summary, compare, "
+                "report, per_query, seed_summary and nugget_scores read a nugget frame "
+                "(columns run, query, nugget, importance, assignment); this function does "
+                "not take nugget measures"
+            )
+            raise SchemaError(msg)
         for role in metric.family.needs:
             if getattr(columns, role) is None:
                 msg = (

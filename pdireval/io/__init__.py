@@ -33,6 +33,9 @@ run) or the queries of that dataset of the ir_datasets catalogue (optional packa
 ``pip install 'pdireval[irds]'``); the dataset's id, documented relevance levels and
 official measures are then in ``frame.attrs["ir_datasets"]``.
 
+:func:`read_nuggets` reads nuggetizer's assignment output (JSON Lines) into a nugget
+frame.
+
 Malformed input raises :class:`pdireval.SchemaError` naming the file, the line number,
 the problem and the line. Files are parsed by pyarrow's CSV reader after the
 whitespace is normalised, and checked line by line only when something is wrong.
@@ -42,10 +45,12 @@ Rule: imports ``pdireval._prepare`` and ``pdireval._core`` only.
 
 from __future__ import annotations
 
+from pdireval.io.nuggets import read_nuggets
 from pdireval.io.trec import read_qrels, read_queries, read_run, write_qrels, write_run
 from pdireval.io.zscores import read_zscores, write_zscores
 
 __all__ = [
+    "read_nuggets",
     "read_qrels",
     "read_queries",
     "read_run",

@@ -39,6 +39,7 @@ from pdireval.metrics.inferred import infAP
 from pdireval.metrics.interpolated import IPrec, iAP
 from pdireval.metrics.judged import Judged, Unjudged
 from pdireval.metrics.nerr import NERR8, NERR9, NERR10, NERR11
+from pdireval.metrics.nuggets import AllScore, StrictAll, StrictVital, VitalScore
 from pdireval.metrics.precision import P, RelP, Rprec
 from pdireval.metrics.rank_biased import RBP, RBPResidual
 from pdireval.metrics.recall import R
@@ -85,6 +86,7 @@ __all__ = [
     "TBG",
     "YAAP",
     "Accuracy",
+    "AllScore",
     "Bpref",
     "Compat",
     "Coverage",
@@ -120,10 +122,13 @@ __all__ = [
     "SetR",
     "SetRelP",
     "StRecall",
+    "StrictAll",
+    "StrictVital",
     "Success",
     "U",
     "Unjudged",
     "Utility",
+    "VitalScore",
     "alpha_DCG",
     "alpha_nDCG",
     "binG",

@@ -86,6 +86,8 @@ def registry_metrics() -> list[Metric]:
     for family in REGISTRY.values():
         if "subtopic" in family.needs:  # subtopic judgments: tests/test_diversity.py
             continue
+        if "nugget" in family.needs:  # nugget frames: tests/metrics/test_nuggets.py
+            continue
         for metric in _variants(family):
             if family.cutoff != "required":
                 metrics.append(metric)
@@ -116,7 +118,9 @@ def test_core_families_are_registered_and_referenced() -> None:
     assert missing == []
     assert [name for name in CORE_FAMILIES if name not in REFERENCE] == []
     # The generated metric list really spans the registry, variants included.
-    diversity = {name for name, family in REGISTRY.items() if "subtopic" in family.needs}
+    diversity = {
+        name for name, family in REGISTRY.items() if {"subtopic", "nugget"} & set(family.needs)
+    }
     assert {metric.family.name for metric in METRICS} == set(REGISTRY) - diversity
     assert "nDCG(gain='exp')@10" in LABELS
     assert "P(rel=2)@5" in LABELS
@@ -381,8 +385,11 @@ def test_every_family_evaluates_on_a_small_frame(family: str) -> None:
 # --- every family of the registry ------------------------------------------------------------
 
 #: Families evaluated on ordinary frames (the diversity families, which need subtopic
-#: judgments, are checked against ndeval in tests/test_diversity.py).
-FAMILIES = sorted(name for name, family in REGISTRY.items() if "subtopic" not in family.needs)
+#: judgments, are checked against ndeval in tests/test_diversity.py; the nugget families
+#: read nugget frames, tests/metrics/test_nuggets.py).
+FAMILIES = sorted(
+    name for name, family in REGISTRY.items() if not {"subtopic", "nugget"} & set(family.needs)
+)
 
 
 def _cut(family, rank: int):
