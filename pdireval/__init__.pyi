@@ -61,6 +61,7 @@ from pdireval.judgments.holes import Bounds as Bounds
 from pdireval.judgments.holes import bounds as bounds
 from pdireval.judgments.holes import hole_counts as hole_counts
 from pdireval.judgments.holes import holes as holes
+from pdireval.judgments.nuggets import nugget_agreement as nugget_agreement
 from pdireval.judgments.pooling import pool as pool
 from pdireval.judgments.pooling import pool_contribution as pool_contribution
 from pdireval.judgments.sheets import read_judging_sheet as read_judging_sheet

@@ -24,8 +24,8 @@ from pdireval._core.options import (
 from pdireval._core.roles import ResolvedColumns, resolve
 from pdireval.engine import evaluate as _evaluate
 from pdireval.engine.merge import merge_qrels
+from pdireval.engine.nuggets import as_ranked_frame, is_nugget_call
 from pdireval.engine.runs import evaluated, run_order
-from pdireval.judgments.nuggets import as_ranked_frame, is_nugget_call
 from pdireval.metrics import (
     AP,
     DCG,

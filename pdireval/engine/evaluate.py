@@ -23,6 +23,7 @@ from pdireval._prepare.matching import Matched, join_resolved
 from pdireval._prepare.merge import has_subtopics, merge_subtopics
 from pdireval._prepare.prepare import Prepared, positions, prepare, self_documents
 from pdireval.engine import diversity as _diversity
+from pdireval.engine.nuggets import nugget_frame
 from pdireval.engine.parts import evaluate_parts, has_parts, refuse_parts
 from pdireval.metrics import Metric
 from pdireval.metrics._define import QueryFailureError
@@ -109,7 +110,7 @@ def per_query(
     ``columns``: the frame's roles, resolved at the caller's front door (or resolved here).
     A frame with judge, collection or seed columns is refused: see :func:`per_part`.
     """
-    roles = resolve(frame, columns)
+    frame, roles = nugget_frame(frame, resolve(frame, columns), metrics, options)
     refuse_parts(roles, options.qrels)
     return _per_query(frame, metrics, roles, options)
 
@@ -123,7 +124,7 @@ def per_part(
     """Per-query values of ``metrics`` with a level per judge, collection and seed when the
     frame (or its judgments) has those columns, and which level is which.
     """
-    roles = resolve(frame, columns)
+    frame, roles = nugget_frame(frame, resolve(frame, columns), metrics, options)
     if has_parts(roles, options.qrels):
         return evaluate_parts(
             frame, roles, options, lambda part, plain, how: _per_query(part, metrics, plain, how)
@@ -328,10 +329,9 @@ def _refuse_missing_roles(
             columns.nugget is None or columns.nugget != columns.rel
         ):
             msg = (
-                f"{metric.label} is a nugget measure: pdireval.evaluate, summary, compare, "
-                "report, per_query, seed_summary and nugget_scores read a nugget frame "
-                "(columns run, query, nugget, importance, assignment); this function does "
-                "not take nugget measures"
+                f"{metric.label} is a nugget measure: it reads a nugget frame (columns run, "
+                "query, nugget, importance, assignment), which this function was not given "
+                "as one"
             )
             raise SchemaError(msg)
         for role in metric.family.needs:

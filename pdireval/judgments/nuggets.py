@@ -1,194 +1,76 @@
-"""Nugget frames: generated answers judged by nuggets, evaluated like runs.
-
-A nugget frame holds one row per (run, query, nugget) -- optionally per judge,
-collection and seed -- with the nugget's importance (``vital``/``okay``) and whether
-the run's answer supports it (``support``/``partial_support``/``not_support``), as
-nuggetizer assigns them. :func:`as_ranked_frame` checks such a frame and turns it into
-the long frame the engine evaluates: every nugget a retrieved row whose label codes its
-importance and assignment (:func:`pdireval.metrics.nuggets.label_code`), so that the
-nugget measures, judges, collections, seeds, summaries, comparisons and reports take it
-as they take a run.
+"""Agreement of judges on the assignments of a nugget frame (see
+:mod:`pdireval.engine.nuggets` for nugget frames).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 import pandas as pd
 
-from pdireval._core.errors import MetricError, ParameterError, SchemaError
-from pdireval._core.options import Evaluation
-from pdireval._core.roles import (
-    NUGGET_ASSIGNMENTS,
-    NUGGET_IMPORTANCES,
-    PART_ROLES,
-    ResolvedColumns,
-)
-from pdireval.metrics import Metric
-from pdireval.metrics.nuggets import NUGGET_FAMILIES, label_code
+from pdireval._core.roles import NUGGET_ASSIGNMENTS, resolve
+from pdireval.engine.nuggets import KEPT, label_codes, refuse_repeats
+from pdireval.judgments.agreement import agreement
+from pdireval.typing import ColumnsLike
 
-__all__ = ["as_ranked_frame", "is_nugget_call"]
-
-#: The roles a nugget frame keeps: they name its answers.
-_KEPT = ("run", *PART_ROLES, "query")
+__all__ = ["nugget_agreement"]
 
 
-def is_nugget_call(metrics: Sequence[Metric]) -> bool:
-    """Whether ``metrics`` are nugget measures (all of them; a mix is refused)."""
-    nuggets = [m.label for m in metrics if m.family in NUGGET_FAMILIES]
-    if not nuggets:
-        return False
-    others = [m.label for m in metrics if m.family not in NUGGET_FAMILIES]
-    if others:
-        more = f" and {len(others) - 3} more" if len(others) > 3 else ""
-        msg = (
-            f"{nuggets} read a nugget frame and {others[:3]}{more} a ranking: evaluate "
-            "them in separate calls"
-        )
-        raise MetricError(msg)
-    return True
+def nugget_agreement(assignments: pd.DataFrame, *, columns: ColumnsLike = None) -> pd.DataFrame:
+    """Agreement of each pair of judges on the assignments of the nuggets both assessed.
 
+    Parameters
+    ----------
+    assignments : DataFrame
+        A nugget frame (run, query, nugget, importance, assignment) with a ``judge``
+        column naming whose assignment a row holds (an LLM and a human assessor, say).
+    columns : ColumnMap or dict, optional
+        Which column plays which role, e.g. ``{"judge": "assessor"}``.
 
-def as_ranked_frame(
-    frame: pd.DataFrame, roles: ResolvedColumns, options: Evaluation
-) -> tuple[pd.DataFrame, ResolvedColumns]:
-    """The long frame the engine evaluates for the nugget frame ``frame``, and its roles.
+    Returns
+    -------
+    DataFrame
+        As :func:`pdireval.agreement`, one row per pair of judges, with ``nuggets`` (the
+        nuggets of an answer both judges assessed) in place of ``documents``: the
+        share of equal assignments, Cohen's kappa, and the weighted kappas, which read
+        ``not_support`` < ``partial_support`` < ``support`` as 0 < 1 < 2.
 
-    Each nugget is a retrieved row in frame order, labelled with its importance and
-    assignment's code; a row without a nugget (and without importance and assignment)
-    stands for an answer with no nuggets, which scores 0 as in nuggetizer.
+    Raises
+    ------
+    SchemaError
+        No judge column, fewer than two judges, unknown assignment labels, or a nugget
+        assigned twice by one judge for one answer.
+
+    Examples
+    --------
+    >>> import pandas as pd, pdireval
+    >>> llm = pd.DataFrame({
+    ...     "run": "rag-a", "query": "q1", "nugget": ["n1", "n2", "n3", "n4"],
+    ...     "importance": "vital",
+    ...     "assignment": ["support", "partial_support", "not_support", "support"]})
+    >>> human = llm.assign(assignment=["support", "support", "not_support", "support"])
+    >>> both = pd.concat([llm.assign(judge="llm"), human.assign(judge="human")])
+    >>> pdireval.nugget_agreement(both).round(3)
+    statistic        nuggets  agreement  kappa  kappa_linear  kappa_quadratic
+    judge_a judge_b
+    human   llm            4       0.75  0.556         0.714            0.833
     """
-    _refuse_options(options)
-    roles.require(frame, "query", "nugget", "importance", "assignment")
-    kept = {role: getattr(roles, role) for role in _KEPT if getattr(roles, role) is not None}
-    present = frame[[roles.name("nugget")]].notna().to_numpy()[:, 0]
-    importance = _codes(frame, roles, "importance", NUGGET_IMPORTANCES, present)
-    assignment = _codes(frame, roles, "assignment", NUGGET_ASSIGNMENTS, present)
-    _refuse_repeats(frame, roles, kept, present)
-    labels = [roles.name(role) for role in ("nugget", "importance", "assignment")]
-    doc, rank, rel = _free_names({*kept.values(), *labels})
-    ranked = frame[[*kept.values(), *labels]].reset_index(drop=True)
-    n = len(ranked)
-    ranked[doc] = np.arange(n, dtype=np.int64)
-    ranked[rank] = np.where(present, np.arange(1, n + 1), np.nan)
-    ranked[rel] = label_code(importance, assignment)
-    resolved = ResolvedColumns(
-        query=kept["query"],
-        doc=doc,
-        rank=rank,
-        rel=rel,
-        score=None,
-        run=kept.get("run"),
-        known=None,
-        subtopic=None,
-        time=None,
-        judge=kept.get("judge"),
-        collection=kept.get("collection"),
-        seed=kept.get("seed"),
-        # the nugget roles name the label column: only this conversion makes them one
-        # column with rel, which the engine asks of a nugget measure's frame
-        nugget=rel,
-        importance=rel,
-        assignment=rel,
+    roles = resolve(assignments, columns)
+    roles.require(assignments, "query", "nugget", "assignment", "judge")
+    present = assignments[roles.name("nugget")].notna().to_numpy()
+    codes = label_codes(assignments, roles, "assignment", NUGGET_ASSIGNMENTS, present)
+    kept = {role: getattr(roles, role) for role in KEPT if getattr(roles, role) is not None}
+    refuse_repeats(assignments, roles, {**kept, "judge": roles.name("judge")}, present)
+    rows = np.flatnonzero(present)
+    answer = [roles.name(role) for role in ("run", "collection", "seed") if getattr(roles, role)]
+    item = assignments[[*answer, roles.name("nugget")]].iloc[rows]
+    labels = pd.DataFrame(
+        {
+            "query": assignments[roles.name("query")].iloc[rows].to_numpy(),
+            # an answer's nugget: the same nugget in two runs' answers is two items
+            "doc": pd.Series(list(item.itertuples(index=False, name=None)), dtype=object),
+            "rel": codes[rows].astype(np.float64),
+            "judge": assignments[roles.name("judge")].iloc[rows].to_numpy(),
+        }
     )
-    return ranked, resolved
-
-
-def _refuse_options(options: Evaluation) -> None:
-    """The options that cut or re-judge a ranking mean nothing for nuggets."""
-    if options.qrels is not None:
-        msg = (
-            "nugget measures read the nuggets' importance and assignment from the frame; "
-            "drop qrels="
-        )
-        raise ParameterError(msg)
-    if options.max_rank is not None or options.ignore_self:
-        msg = (
-            "max_rank= and ignore_self= cut a ranking; a nugget frame has none: drop them "
-            "for nugget measures"
-        )
-        raise ParameterError(msg)
-
-
-def _codes(
-    frame: pd.DataFrame,
-    roles: ResolvedColumns,
-    role: str,
-    labels: tuple[str, ...],
-    present: np.ndarray,
-) -> np.ndarray:
-    """Each row's position of its ``role`` label in ``labels`` (0 for rows without a
-    nugget); a label outside ``labels``, or one on a row without a nugget, is refused
-    with the rows named.
-    """
-    column = roles.name(role)
-    values = frame[column].astype(object).to_numpy()
-    missing = pd.isna(values)
-    lookup = {label: code for code, label in enumerate(labels)}
-    codes = np.array([lookup.get(v, -1) if isinstance(v, str) else -1 for v in values])
-    bad = present & (codes < 0)
-    if bad.any():
-        found = sorted({repr(v) for v in values[bad]})
-        hint = (
-            "; nuggetizer writes 'failed' where its model gave no answer and scores such a "
-            "nugget as not supported (assignment) or okay (importance): replace it first, "
-            f"e.g. frame[{column!r}].replace('failed', ...)"
-            if "'failed'" in found
-            else ""
-        )
-        msg = (
-            f"the {role} column {column!r} holds {', '.join(found[:5])}; the labels are "
-            f"{list(labels)} ({_rows(frame, roles, bad)}){hint}"
-        )
-        raise SchemaError(msg)
-    stray = ~present & ~missing
-    if stray.any():
-        msg = (
-            f"rows without a nugget stand for an answer with no nuggets and take no {role}, "
-            f"but {_rows(frame, roles, stray)} have one: give their nugget, or leave the "
-            f"{role} empty"
-        )
-        raise SchemaError(msg)
-    return np.where(present, codes, 0)
-
-
-def _refuse_repeats(
-    frame: pd.DataFrame, roles: ResolvedColumns, kept: dict[str, str], present: np.ndarray
-) -> None:
-    """A nugget assigned twice for one answer (run, query, nugget[, judge]) is refused."""
-    keys = [*kept.values(), roles.name("nugget")]
-    repeated = frame[keys].duplicated(keep=False).to_numpy() & present
-    if repeated.any():
-        answer = ", ".join(keys)
-        msg = (
-            f"a nugget is assigned more than once for one answer ({answer}): "
-            f"{_rows(frame, roles, repeated)}; keep one assignment per nugget, e.g. "
-            f"frame.drop_duplicates({keys!r})"
-        )
-        raise SchemaError(msg)
-
-
-def _rows(frame: pd.DataFrame, roles: ResolvedColumns, mask: np.ndarray) -> str:
-    """The rows of ``mask`` as a message names them: ``rows 3 (run 'a', query 'q1', nugget
-    'n2') and 7 (...)``, at most five.
-    """
-    where = np.flatnonzero(mask)
-    names = [r for r in (*_KEPT, "nugget") if getattr(roles, r) is not None]
-    shown = []
-    for i in where[:5]:
-        ids = ", ".join(f"{r} {frame[roles.name(r)].iloc[i]!r}" for r in names)
-        shown.append(f"{frame.index[i]!r} ({ids})")
-    more = f" and {len(where) - 5} more" if len(where) > 5 else ""
-    return f"row{'s' if len(where) > 1 else ''} {', '.join(shown)}{more}"
-
-
-def _free_names(taken: set[str]) -> tuple[str, str, str]:
-    """Names for the doc, rank and rel columns that no kept column has."""
-    names = []
-    for base in ("nugget_row", "nugget_position", "nugget_label"):
-        name = base
-        while name in taken:
-            name = f"_{name}"
-        names.append(name)
-    return names[0], names[1], names[2]
+    table = agreement(labels, judge="judge")
+    return table.rename(columns={"documents": "nuggets"})

@@ -262,18 +262,106 @@ def test_run_order_and_categorical_runs_are_kept() -> None:
     assert means.index.tolist() == ["y", "x"]
 
 
-def test_the_kernels_refuse_labels_that_code_no_nugget() -> None:
-    """Reached without the nugget frame's translation (the engine called directly on a
-    ranked frame that also has nugget columns), the measures refuse, not guess."""
+def test_every_evaluation_reads_nugget_frames_from_their_nugget_columns() -> None:
+    """The engine itself turns a nugget frame into the frame it evaluates, so analyses,
+    figures and partitions that call it take nugget frames; ranking columns a nugget frame
+    also has (doc, rank, rel) are never read as nuggets, and a frame without nugget
+    columns is refused, never scored."""
     from pdireval._core.options import Evaluation
     from pdireval.engine.evaluate import per_query
     from pdireval.metrics import parse_metrics
 
-    for label in (7, 2):  # 2 would decode as a nugget's code: refused all the same
-        frame = _answers().dropna().assign(doc=lambda f: f["nugget"], rank=1, rel=label)
-        frame["rank"] = frame.groupby(["run", "query"]).cumcount() + 1
-        with pytest.raises(SchemaError, match=r"read a nugget frame"):
-            per_query(frame, parse_metrics("vital"), None, Evaluation())
-    # every analysis that evaluates a frame of its own refuses them too, never a number
-    with pytest.raises(SchemaError, match=r"nugget measure"):
-        pdireval.risk(frame, "vital", baseline=frame["run"].iloc[0])
+    answers = _answers()
+    expected = pdireval.nugget_scores(answers)["vital"]
+    for label in (7, 2):  # 2 would decode as a nugget's code: the columns decide
+        frame = answers.assign(doc=lambda f: f["nugget"].fillna("none"), rank=1, rel=label)
+        found = per_query(frame, parse_metrics("vital"), None, Evaluation())["vital"]
+        pd.testing.assert_series_equal(found, expected, check_names=False)
+    risk = pdireval.risk(answers, "vital", baseline="x")
+    assert risk["run"].tolist() == ["y"]
+    assert risk["metric"].tolist() == ["vital"]
+    ranking = answers.dropna().rename(columns={"nugget": "doc"}).drop(columns="importance")
+    ranking = ranking.assign(rank=1, rel=2).drop(columns="assignment")
+    with pytest.raises(SchemaError, match=r"column 'nugget' not found"):
+        per_query(ranking, parse_metrics("vital"), None, Evaluation())
+    with pytest.raises(SchemaError, match=r"column 'nugget' not found"):
+        pdireval.risk(ranking, "vital", baseline="x")
+
+
+# --- agreement between judges on assignments ---------------------------------------------
+
+
+def _two_judges(seed: int) -> pd.DataFrame:
+    """The answers of _answers under two judges, the second changing some assignments."""
+    rng = np.random.default_rng(seed)
+    first = _answers().dropna()
+    second = first.copy()
+    change = rng.random(len(second)) < 0.4
+    second.loc[change, "assignment"] = rng.choice(
+        ["support", "partial_support", "not_support"], change.sum()
+    )
+    return pd.concat([first.assign(judge="llm"), second.assign(judge="human")])
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_nugget_agreement_is_agreement_on_each_answers_nuggets(seed: int) -> None:
+    """The same kappas as pdireval.agreement on items (query, (run, nugget)) labelled
+    0 < 1 < 2 for not_support < partial_support < support, written out by hand."""
+    both = _two_judges(seed)
+    codes = {"not_support": 0, "partial_support": 1, "support": 2}
+    by_hand = pd.DataFrame(
+        {
+            "query": both["query"].to_numpy(),
+            "doc": [
+                f"{run}|{nugget}" for run, nugget in zip(both["run"], both["nugget"], strict=True)
+            ],
+            "rel": both["assignment"].map(codes).to_numpy(),
+            "judge": both["judge"].to_numpy(),
+        }
+    )
+    expected = pdireval.agreement(by_hand).rename(columns={"documents": "nuggets"})
+    found = pdireval.nugget_agreement(both)
+    pd.testing.assert_frame_equal(found, expected)
+    # the same nugget of two runs' answers is two items, not one
+    assert found["nuggets"].iloc[0] == len(both) // 2
+
+
+def test_nugget_agreement_refuses_what_it_cannot_compare() -> None:
+    with pytest.raises(SchemaError, match=r"'judge'"):
+        pdireval.nugget_agreement(_answers())
+    twice = _two_judges(0)
+    twice = pd.concat([twice, twice.iloc[:1]])
+    with pytest.raises(SchemaError, match=r"assigned more than once"):
+        pdireval.nugget_agreement(twice)
+    wrong = _two_judges(0)
+    wrong.iloc[2, wrong.columns.get_loc("assignment")] = "supports"
+    with pytest.raises(SchemaError, match=r"'supports'"):
+        pdireval.nugget_agreement(wrong)
+    with pytest.raises(SchemaError, match=r"two judges"):
+        pdireval.nugget_agreement(_answers().dropna().assign(judge="llm"))
+
+
+def test_labels_that_are_not_text_are_refused_by_name() -> None:
+    """Numbers where labels belong (a frame coded 0/1/2 already) are not read as labels."""
+    coded = _answers().dropna()
+    coded["assignment"] = coded["assignment"].map(
+        {"not_support": 0, "partial_support": 1, "support": 2}
+    )
+    with pytest.raises(SchemaError, match=r"assignment column 'assignment' holds"):
+        pdireval.nugget_scores(coded)
+
+
+def test_a_run_missing_an_answer_is_refused_by_name() -> None:
+    answers = _answers()
+    short = answers[~((answers["run"] == "y") & (answers["query"] == "q2"))]
+    with pytest.raises(SchemaError, match=r"\['y'\] have no answer for query 'q2'"):
+        pdireval.nugget_scores(short)
+    # within one judge: a judge who assessed fewer queries, for every run, is fine
+    human = answers[answers["query"] == "q1"].assign(judge="human")
+    both = pd.concat([answers.assign(judge="llm"), human])
+    table = pdireval.nugget_scores(both)
+    assert len(table.xs("human", level="judge")) == 2
+    more_of_x = answers[(answers["run"] == "x") & (answers["query"] == "q2")]
+    uneven = pd.concat([both, more_of_x.assign(judge="human")])
+    with pytest.raises(SchemaError, match=r"\['y'\] have no answer for judge 'human', query 'q2'"):
+        pdireval.nugget_scores(uneven)
