@@ -67,7 +67,7 @@ def nugget_agreement(assignments: pd.DataFrame, *, columns: ColumnsLike = None) 
         {
             "query": assignments[roles.name("query")].iloc[rows].to_numpy(),
             # an answer's nugget: the same nugget in two runs' answers is two items
-            "doc": pd.Series(list(item.itertuples(index=False, name=None)), dtype=object),
+            "doc": item.groupby(list(item.columns), sort=False, dropna=False).ngroup().to_numpy(),
             "rel": codes[rows].astype(np.float64),
             "judge": assignments[roles.name("judge")].iloc[rows].to_numpy(),
         }
