@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import inspect
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from pdireval._core.errors import MissingDependencyError as MissingDependencyErr
 from pdireval._core.errors import ParameterError as ParameterError
 from pdireval._core.errors import PdirevalError as PdirevalError
 from pdireval._core.errors import SchemaError as SchemaError
+from pdireval._core.frames import accepting_frames
 from pdireval._core.version import __version__ as __version__
 
 
@@ -55,13 +57,19 @@ __all__ = sorted(_LOADED_WHEN_USED)
 def __getattr__(name: str) -> Any:
     """A public name, loaded when first used (PEP 562): ``import pdireval`` stays about
     as fast as ``import pandas``, and ``pdireval.evaluate`` works as if imported at once.
+    A public function takes polars frames and Arrow tables where it takes pandas frames.
     """
     if name not in _LOADED_WHEN_USED:
         msg = f"module 'pdireval' has no attribute {name!r}"
         raise AttributeError(msg)
     module, attribute = _LOADED_WHEN_USED[name]
     value = importlib.import_module(module)
-    return value if attribute is None else getattr(value, attribute)
+    if attribute is not None:
+        value = getattr(value, attribute)
+        if inspect.isfunction(value):
+            value = accepting_frames(value)
+            globals()[name] = value  # one function object per name, however often asked
+    return value
 
 
 def __dir__() -> list[str]:

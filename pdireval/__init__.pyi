@@ -38,6 +38,7 @@ from pdireval.api import seed_summary as seed_summary
 from pdireval.api import success as success
 from pdireval.api import summary as summary
 from pdireval.api import tie_groups as tie_groups
+from pdireval.engine.support import citation_support as citation_support
 from pdireval.fusion import fuse as fuse
 from pdireval.fusion import fusion_fit as fusion_fit
 from pdireval.fusion import normalize as normalize
@@ -45,6 +46,8 @@ from pdireval.fusion import optimize_fusion as optimize_fusion
 from pdireval.io import read_nuggets as read_nuggets
 from pdireval.io import read_qrels as read_qrels
 from pdireval.io import read_queries as read_queries
+from pdireval.io import read_rag_answers as read_rag_answers
+from pdireval.io import read_rag_support as read_rag_support
 from pdireval.io import read_run as read_run
 from pdireval.io import read_zscores as read_zscores
 from pdireval.io import write_qrels as write_qrels
@@ -55,6 +58,8 @@ from pdireval.judgments.agreement import confusion_matrix as confusion_matrix
 from pdireval.judgments.agreement import fleiss_kappa as fleiss_kappa
 from pdireval.judgments.agreement import krippendorff_alpha as krippendorff_alpha
 from pdireval.judgments.agreement import query_agreement as query_agreement
+from pdireval.judgments.bias import JudgeBias as JudgeBias
+from pdireval.judgments.bias import judge_bias as judge_bias
 from pdireval.judgments.conclusions import JudgeConclusions as JudgeConclusions
 from pdireval.judgments.conclusions import judge_conclusions as judge_conclusions
 from pdireval.judgments.holes import Bounds as Bounds
@@ -62,8 +67,12 @@ from pdireval.judgments.holes import bounds as bounds
 from pdireval.judgments.holes import hole_counts as hole_counts
 from pdireval.judgments.holes import holes as holes
 from pdireval.judgments.nuggets import nugget_agreement as nugget_agreement
+from pdireval.judgments.nuggets import nugget_alpha as nugget_alpha
+from pdireval.judgments.nuggets import support_agreement as support_agreement
+from pdireval.judgments.nuggets import support_alpha as support_alpha
 from pdireval.judgments.pooling import pool as pool
 from pdireval.judgments.pooling import pool_contribution as pool_contribution
+from pdireval.judgments.ppi import ppi as ppi
 from pdireval.judgments.sheets import read_judging_sheet as read_judging_sheet
 from pdireval.judgments.sheets import write_judging_sheet as write_judging_sheet
 from pdireval.metrics import Metric as Metric

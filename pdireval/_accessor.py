@@ -81,6 +81,8 @@ class IREvalAccessor:
         nugget: str | None = None,
         importance: str | None = None,
         assignment: str | None = None,
+        sentence: str | None = None,
+        support: str | None = None,
     ) -> IREvalAccessor:
         """Return an accessor that reads the given roles from other columns.
 
@@ -108,6 +110,8 @@ class IREvalAccessor:
             nugget=nugget,
             importance=importance,
             assignment=assignment,
+            sentence=sentence,
+            support=support,
         )
         return IREvalAccessor(self._obj, self._columns.remap(**names))
 

@@ -33,6 +33,7 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "dask": ("dask", "dask[dataframe] distributed"),
     "distributed": ("dask", "distributed"),
     "ir_datasets": ("irds", "ir-datasets"),
+    "polars": ("polars", "polars"),
 }
 
 

@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval._core.errors import ParameterError, SchemaError
+from pdireval._core.frames import as_pandas
 from pdireval._core.ids import same_kind
 from pdireval._core.roles import ResolvedColumns, as_column_map
 from pdireval.typing import ColumnsLike, Correction, QueryPolicy, Test, TiePolicy, TrecEvalVersion
@@ -514,8 +515,10 @@ def _names(declared: Sequence[Option]) -> frozenset[str]:
 def judgments_of(qrels: Any, columns: ColumnsLike = None) -> Any:
     """``qrels=`` as one frame: a mapping of judge name to judgments becomes one frame
     with a ``judge`` column (the judges in the mapping's order); anything else as it is.
-    The judges' query and doc ids must be of one kind (``columns``: their roles).
+    The judges' query and doc ids must be of one kind (``columns``: their roles). A
+    polars frame or an Arrow table is turned into a pandas one.
     """
+    qrels = as_pandas(qrels)
     if not isinstance(qrels, Mapping):
         return qrels
     if not qrels:

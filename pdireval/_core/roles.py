@@ -16,6 +16,7 @@ from typing import Any, Literal, NoReturn
 import pandas as pd
 
 from pdireval._core.errors import SchemaError
+from pdireval._core.frames import foreign_kind
 
 __all__ = [
     "ATTRS_KEY",
@@ -24,6 +25,8 @@ __all__ = [
     "NUGGET_IMPORTANCES",
     "PART_ROLES",
     "ROLES",
+    "SUPPORT_GRADES",
+    "SUPPORT_SPELLINGS",
     "SYNONYMS",
     "ColumnMap",
     "MergeRecord",
@@ -50,11 +53,26 @@ ROLES = (
     "nugget",
     "importance",
     "assignment",
+    "sentence",
+    "support",
 )
 
 #: The labels of a nugget frame's importance and assignment columns, in code order.
 NUGGET_IMPORTANCES = ("okay", "vital")
 NUGGET_ASSIGNMENTS = ("not_support", "partial_support", "support")
+
+#: The support grades of a citation frame's support column, in code order (worst first).
+SUPPORT_GRADES = ("no_support", "partial_support", "full_support")
+
+#: The spellings of the support grades read as them (compared in lower case, with spaces
+#: and hyphens read as underscores): the names above, the labels of the support judges
+#: of the TREC 2024 RAG track ("Full Support", ...) and their abbreviations (FS, PS, NS).
+SUPPORT_SPELLINGS: dict[str, str] = {
+    **{grade: grade for grade in SUPPORT_GRADES},
+    "fs": "full_support",
+    "ps": "partial_support",
+    "ns": "no_support",
+}
 
 #: Columns looked for, in order, when the default column of a role is absent.
 SYNONYMS: dict[str, tuple[str, ...]] = {
@@ -188,13 +206,18 @@ class ColumnMap:
         :func:`pdireval.nugget_scores`): the nugget's id or text, its importance
         (``vital``/``okay``) and the answer's support of it
         (``support``/``partial_support``/``not_support``).
+    sentence, support : str, False or None
+        As above, for a citation frame (generated answers judged by the support of
+        their citations, see :func:`pdireval.citation_support`): the answer sentence's
+        id and the support grade of the cited document (the ``doc`` role) for it
+        (``full_support``/``partial_support``/``no_support``).
 
     Examples
     --------
     >>> ColumnMap().remap(query="qid", rel="label")
     ColumnMap(query='qid', doc=None, rank=None, rel='label', score=None, run=None, known=None,
               subtopic=None, time=None, judge=None, collection=None, seed=None, nugget=None,
-              importance=None, assignment=None)
+              importance=None, assignment=None, sentence=None, support=None)
     """
 
     query: Column = None
@@ -212,6 +235,8 @@ class ColumnMap:
     nugget: Column = None
     importance: Column = None
     assignment: Column = None
+    sentence: Column = None
+    support: Column = None
 
     @classmethod
     def pyterrier(cls) -> ColumnMap:
@@ -322,8 +347,12 @@ def check_frame(frame: object) -> None:
         )
     elif isinstance(frame, pd.Series):
         fix = "pass the DataFrame the Series came from (or series.to_frame())"
-    elif module == "polars":
-        fix = "convert it first with .to_pandas()"
+    elif foreign_kind(frame):
+        fix = (
+            "the functions of pdireval (pdireval.evaluate, ...) take it as it is, and "
+            "import pdireval.polars gives polars frames .ireval; here, convert it with "
+            ".to_pandas()"
+        )
     elif isinstance(frame, Mapping | list | tuple):
         fix = "build one first, e.g. pd.DataFrame(data)"
     else:
@@ -354,6 +383,8 @@ class ResolvedColumns:
     nugget: str | None = None
     importance: str | None = None
     assignment: str | None = None
+    sentence: str | None = None
+    support: str | None = None
 
     def roles(self) -> dict[str, str | None]:
         """Role -> column name (None for absent roles)."""

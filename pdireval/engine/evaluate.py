@@ -23,6 +23,7 @@ from pdireval._prepare.matching import Matched, join_resolved
 from pdireval._prepare.merge import has_subtopics, merge_subtopics
 from pdireval._prepare.prepare import Prepared, positions, prepare, self_documents
 from pdireval.engine import diversity as _diversity
+from pdireval.engine.citations import citation_frame
 from pdireval.engine.nuggets import nugget_frame
 from pdireval.engine.parts import evaluate_parts, has_parts, refuse_parts
 from pdireval.metrics import Metric
@@ -111,6 +112,7 @@ def per_query(
     A frame with judge, collection or seed columns is refused: see :func:`per_part`.
     """
     frame, roles = nugget_frame(frame, resolve(frame, columns), metrics, options)
+    frame, roles = citation_frame(frame, roles, metrics, options)
     refuse_parts(roles, options.qrels)
     return _per_query(frame, metrics, roles, options)
 
@@ -125,6 +127,7 @@ def per_part(
     frame (or its judgments) has those columns, and which level is which.
     """
     frame, roles = nugget_frame(frame, resolve(frame, columns), metrics, options)
+    frame, roles = citation_frame(frame, roles, metrics, options)
     if has_parts(roles, options.qrels):
         return evaluate_parts(
             frame, roles, options, lambda part, plain, how: _per_query(part, metrics, plain, how)
@@ -332,6 +335,15 @@ def _refuse_missing_roles(
                 f"{metric.label} is a nugget measure: it reads a nugget frame (columns run, "
                 "query, nugget, importance, assignment), which this function was not given "
                 "as one"
+            )
+            raise SchemaError(msg)
+        if "support" in metric.family.needs and (
+            columns.support is None or columns.support != columns.rel
+        ):
+            msg = (
+                f"{metric.label} is a citation support measure: it reads a citation frame "
+                "(columns run, query, sentence, doc, support), which this function was not "
+                "given as one"
             )
             raise SchemaError(msg)
         for role in metric.family.needs:

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval._core.errors import SchemaError
+from pdireval._core.frames import foreign_kind
 from pdireval._core.ids import refuse_text_collisions, same_kind
 from pdireval._core.roles import ColumnMap, as_column_map
 from pdireval._prepare import algorithms
@@ -204,9 +205,15 @@ def _named_frames(runs: object) -> list[tuple[Any, pd.DataFrame]]:
     elif isinstance(runs, Sequence) and not isinstance(runs, str):
         named = [(None, frame) for frame in runs]
     else:
+        found = type(runs).__name__
+        if foreign_kind(runs):
+            found = (
+                f"a {type(runs).__module__.split('.')[0]} {found}; pdireval.fuse takes it as it "
+                "is, or convert it with .to_pandas()"
+            )
         msg = (
-            f"expected a DataFrame with a run column, or a list or dict of run frames; "
-            f"got {type(runs).__name__}"
+            "expected a pandas DataFrame with a run column, or a list or dict of run frames; "
+            f"got {found}"
         )
         raise SchemaError(msg)
     for i, (_, frame) in enumerate(named):

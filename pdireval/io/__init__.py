@@ -36,6 +36,10 @@ official measures are then in ``frame.attrs["ir_datasets"]``.
 :func:`read_nuggets` reads nuggetizer's assignment output (JSON Lines) into a nugget
 frame.
 
+:func:`read_rag_answers` reads answers in the TREC 2024 RAG format (JSON Lines) into the
+rows of a citation frame, and :func:`read_rag_support` the track's support grades of
+them into a citation frame.
+
 Malformed input raises :class:`pdireval.SchemaError` naming the file, the line number,
 the problem and the line. Files are parsed by pyarrow's CSV reader after the
 whitespace is normalised, and checked line by line only when something is wrong.
@@ -46,6 +50,7 @@ Rule: imports ``pdireval._prepare`` and ``pdireval._core`` only.
 from __future__ import annotations
 
 from pdireval.io.nuggets import read_nuggets
+from pdireval.io.rag import read_rag_answers, read_rag_support
 from pdireval.io.trec import read_qrels, read_queries, read_run, write_qrels, write_run
 from pdireval.io.zscores import read_zscores, write_zscores
 
@@ -53,6 +58,8 @@ __all__ = [
     "read_nuggets",
     "read_qrels",
     "read_queries",
+    "read_rag_answers",
+    "read_rag_support",
     "read_run",
     "read_zscores",
     "write_qrels",

@@ -17,6 +17,12 @@ from pdireval.metrics._parse import MetricLike, parse_metric, parse_metrics
 from pdireval.metrics.accuracy import Accuracy
 from pdireval.metrics.average_precision import AP
 from pdireval.metrics.bpref import Bpref
+from pdireval.metrics.citations import (
+    SupportPrecision,
+    SupportRecall,
+    WeightedPrecision,
+    WeightedRecall,
+)
 from pdireval.metrics.compat import Compat
 from pdireval.metrics.counts import NumNonRelJudgedRet, NumQ, NumRel, NumRelRet, NumRet
 from pdireval.metrics.cwl import AP_CWL, BPM, IFT, INST, P_CWL, RBP_CWL, RR_CWL, SDCG, TBG, U
@@ -125,10 +131,14 @@ __all__ = [
     "StrictAll",
     "StrictVital",
     "Success",
+    "SupportPrecision",
+    "SupportRecall",
     "U",
     "Unjudged",
     "Utility",
     "VitalScore",
+    "WeightedPrecision",
+    "WeightedRecall",
     "alpha_DCG",
     "alpha_nDCG",
     "binG",

@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import pandas as pd
 
 from pdireval._core.registry import Registry
+from pdireval.plotting._bias import judge_bias_plot
 from pdireval.plotting._curves import at_k, pr_curve
 from pdireval.plotting._look import STYLE
 from pdireval.plotting._queries import MAX_BAR_RUNS, MAX_QUERY_TICKS, distribution, per_query
@@ -76,6 +77,7 @@ __all__ = [
     "asl_plot",
     "at_k",
     "distribution",
+    "judge_bias_plot",
     "judges_scatter",
     "pairs_heatmap",
     "per_query",

@@ -86,8 +86,8 @@ def registry_metrics() -> list[Metric]:
     for family in REGISTRY.values():
         if "subtopic" in family.needs:  # subtopic judgments: tests/test_diversity.py
             continue
-        if "nugget" in family.needs:  # nugget frames: tests/metrics/test_nuggets.py
-            continue
+        if {"nugget", "sentence"} & set(family.needs):  # answers: tests/metrics/test_nuggets.py
+            continue  # and tests/metrics/test_citations.py
         for metric in _variants(family):
             if family.cutoff != "required":
                 metrics.append(metric)
@@ -119,7 +119,9 @@ def test_core_families_are_registered_and_referenced() -> None:
     assert [name for name in CORE_FAMILIES if name not in REFERENCE] == []
     # The generated metric list really spans the registry, variants included.
     diversity = {
-        name for name, family in REGISTRY.items() if {"subtopic", "nugget"} & set(family.needs)
+        name
+        for name, family in REGISTRY.items()
+        if {"subtopic", "nugget", "sentence"} & set(family.needs)
     }
     assert {metric.family.name for metric in METRICS} == set(REGISTRY) - diversity
     assert "nDCG(gain='exp')@10" in LABELS
@@ -161,6 +163,40 @@ def test_result_shape_and_dtypes(frame: pd.DataFrame) -> None:
         assert ours.index.name == "query"
     assert ours.index.is_unique
     assert list(ours.index) == sorted(ours.index)
+
+
+@SETTINGS
+@given(frame=long_frames(), kind=st.sampled_from(["polars", "polars-lazy", "arrow"]))
+def test_polars_frames_and_arrow_tables_give_the_pandas_numbers(
+    frame: pd.DataFrame, kind: str
+) -> None:
+    """Every measure of the registry, on the same frame handed over as polars or Arrow."""
+    pl = pytest.importorskip("polars")
+    import pyarrow as pa
+
+    import pdireval.polars
+
+    foreign = {
+        "polars": lambda: pl.from_pandas(frame),
+        "polars-lazy": lambda: pl.from_pandas(frame).lazy(),
+        "arrow": lambda: pa.Table.from_pandas(frame, preserve_index=False),
+    }[kind]()
+    expected = pdireval.evaluate(frame, METRICS)
+    ours = pdireval.evaluate(foreign, METRICS)
+    # the same queries; in the same order, except that polars gives a categorical column
+    # its categories in the order they appear (it has no order of its own to keep)
+    keys = [str(key) for key in expected.index]
+    assert sorted(str(key) for key in ours.index) == sorted(keys)
+    ours.index = pd.Index([str(key) for key in ours.index])
+    np.testing.assert_array_equal(ours.loc[keys].to_numpy(), expected.to_numpy())
+    if kind.startswith("polars"):  # the polars accessor: a polars table of the same numbers
+        table = foreign.ireval.evaluate(METRICS)
+        assert isinstance(table, pl.DataFrame)
+        names = list(expected.index.names)
+        assert table.columns == [*names, *LABELS]
+        rows = [str(key[0] if len(key) == 1 else key) for key in table.select(names).rows()]
+        values = pd.DataFrame(table.select(LABELS).to_numpy(), index=rows)
+        np.testing.assert_array_equal(values.loc[keys].to_numpy(), expected.to_numpy())
 
 
 # --------------------------------------------------------------------------- invariants
@@ -388,7 +424,9 @@ def test_every_family_evaluates_on_a_small_frame(family: str) -> None:
 #: judgments, are checked against ndeval in tests/test_diversity.py; the nugget families
 #: read nugget frames, tests/metrics/test_nuggets.py).
 FAMILIES = sorted(
-    name for name, family in REGISTRY.items() if not {"subtopic", "nugget"} & set(family.needs)
+    name
+    for name, family in REGISTRY.items()
+    if not {"subtopic", "nugget", "sentence"} & set(family.needs)
 )
 
 

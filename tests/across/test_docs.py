@@ -16,7 +16,7 @@ import pytest
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 PAGES = sorted(DOCS.glob("*.rst"))
 #: Pages whose examples use an optional dependency beyond the test extra's usual ones.
-NEEDS = {"dask.rst": "dask.dataframe"}
+NEEDS = {"dask.rst": "dask.dataframe", "polars.rst": "polars"}
 
 
 def _with_examples(page: Path) -> bool:

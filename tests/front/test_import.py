@@ -12,7 +12,7 @@ import pytest
 
 import pdireval
 
-OPTIONAL = ("matplotlib", "scipy", "dask", "openpyxl", "pytrec_eval")
+OPTIONAL = ("matplotlib", "scipy", "dask", "openpyxl", "pytrec_eval", "polars")
 
 # Runs in a fresh interpreter: what import pdireval (then one evaluation) adds to the process.
 _PROBE = f"""
