@@ -71,19 +71,20 @@ def read_rag_answers(
 
     Examples
     --------
-    >>> import json, pathlib, tempfile
-    >>> from pdireval.io import read_rag_answers
+    >>> import json, pathlib, tempfile, pdireval
     >>> record = {"run_id": "rag-a", "topic_id": "q1", "topic": "what is python",
     ...           "references": ["d7", "d3"], "response_length": 9, "answer": [
     ...     {"text": "Python is a language.", "citations": [1, 0]},
     ...     {"text": "It is popular.", "citations": []}]}
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "rag-a.jsonl"
     >>> _ = path.write_text(json.dumps(record) + "\\n")
-    >>> read_rag_answers(path)
-         run query  sentence                   text  doc
-    0  rag-a    q1         0  Python is a language.   d3
-    1  rag-a    q1         0  Python is a language.   d7
-    2  rag-a    q1         1         It is popular.  NaN
+    >>> answers = pdireval.read_rag_answers(path)
+    >>> answers.dropna(subset=["doc"])
+         run query  sentence                   text doc
+    0  rag-a    q1         0  Python is a language.  d3
+    1  rag-a    q1         0  Python is a language.  d7
+    >>> answers["doc"].isna().tolist()  # the second sentence cites nothing
+    [False, False, True]
     """
     if max_citations is not None and (
         isinstance(max_citations, bool) or not isinstance(max_citations, int) or max_citations < 1
@@ -130,14 +131,13 @@ def read_rag_support(
 
     Examples
     --------
-    >>> import json, pathlib, tempfile
-    >>> from pdireval.io import read_rag_support
+    >>> import json, pathlib, tempfile, pdireval
     >>> record = {"run_id": "rag-a", "topic_id": "q1", "references": ["d7", "d3"],
     ...           "answer": [{"text": "Python is a language.", "citations": [1, 0]}],
     ...           "support_eval": [{"citations": [1, 0], "eval_scores": ["FS", "PS"]}]}
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "support.jsonl"
     >>> _ = path.write_text(json.dumps(record) + "\\n")
-    >>> read_rag_support(path)[["sentence", "doc", "support"]]
+    >>> pdireval.read_rag_support(path)[["sentence", "doc", "support"]]
        sentence doc          support
     0         0  d3     full_support
     1         0  d7  partial_support
