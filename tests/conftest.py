@@ -31,6 +31,10 @@ from trec_eval_program import trec_eval, trec_eval_10  # noqa: F401  (fixtures f
 
 _EXIT_STATUS = {"value": 0}
 _PREPARATION = os.environ.get("PDIREVAL_PREPARATION", "fast")
+#: The share of each property test's examples drawn (1: all). .ci/run's second and third
+#: passes over the same tests (the reference preparation, the oldest versions) draw a
+#: quarter: every test still runs, on fewer generated frames.
+_EXAMPLES = os.environ.get("PDIREVAL_HYPOTHESIS_EXAMPLES", "1")
 
 
 def pytest_configure(config) -> None:
@@ -59,7 +63,28 @@ def _metric_registry_as_it_was():
 
 
 def pytest_report_header(config) -> str:
-    return f"pdireval preparation: {_PREPARATION}"
+    return f"pdireval preparation: {_PREPARATION}; share of hypothesis examples: {_EXAMPLES}"
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """Draw ``PDIREVAL_HYPOTHESIS_EXAMPLES`` of each property test's examples (at least 5)."""
+    share = float(_EXAMPLES)
+    if not 0 < share <= 1:
+        msg = f"PDIREVAL_HYPOTHESIS_EXAMPLES={_EXAMPLES!r}: give a share in (0, 1]"
+        raise ValueError(msg)
+    if share == 1:
+        return
+    from hypothesis import settings
+
+    for item in items:
+        test = getattr(item, "obj", None)
+        # hypothesis reads a test's settings from this attribute when the test runs
+        full = getattr(test, "_hypothesis_internal_use_settings", None)
+        if full is None or getattr(test, "_pdireval_examples_scaled", False):
+            continue
+        fewer = max(5, round(full.max_examples * share))
+        test._hypothesis_internal_use_settings = settings(full, max_examples=fewer)
+        test._pdireval_examples_scaled = True
 
 
 def pytest_sessionfinish(session, exitstatus) -> None:
