@@ -20,32 +20,30 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from pdireval._core.errors import MetricError, ParameterError, SchemaError
+from pdireval._core.errors import SchemaError
 from pdireval._core.options import Evaluation
-from pdireval._core.roles import PART_ROLES, SUPPORT_GRADES, SUPPORT_SPELLINGS, ResolvedColumns
+from pdireval._core.roles import SUPPORT_GRADES, SUPPORT_SPELLINGS, ResolvedColumns
+from pdireval.engine.answers import (
+    answers_call,
+    free_names,
+    kept_roles,
+    ranked_roles,
+    refuse_missing_answers,
+    refuse_ranking_options,
+    rows,
+)
 from pdireval.metrics import Metric
 from pdireval.metrics.citations import CITATION_FAMILIES, label_code
 
 __all__ = ["as_ranked_frame", "citation_frame", "grade_codes", "is_citation_call"]
 
-#: The roles a citation frame keeps: they name its answers.
-KEPT = ("run", *PART_ROLES, "query")
+#: The roles of a citation frame that name its label column once it is turned.
+CITATION_ROLES = ("sentence", "support")
 
 
 def is_citation_call(metrics: Sequence[Metric]) -> bool:
     """Whether ``metrics`` are citation support measures (all of them; a mix is refused)."""
-    cited = [m.label for m in metrics if m.family in CITATION_FAMILIES]
-    if not cited:
-        return False
-    others = [m.label for m in metrics if m.family not in CITATION_FAMILIES]
-    if others:
-        more = f" and {len(others) - 3} more" if len(others) > 3 else ""
-        msg = (
-            f"{cited} read a citation frame and {others[:3]}{more} another frame: evaluate "
-            "them in separate calls"
-        )
-        raise MetricError(msg)
-    return True
+    return answers_call(metrics, CITATION_FAMILIES, "a citation frame")
 
 
 def citation_frame(
@@ -71,9 +69,11 @@ def as_ranked_frame(
     its citations (``no_support`` for one without); each answer without sentences, not
     retrieved, so that it scores 0.
     """
-    _refuse_options(options)
+    refuse_ranking_options(
+        options, "citation support measures", "the support grades", "a citation frame"
+    )
     roles.require(frame, "query", "sentence", "doc", "support")
-    kept = {role: getattr(roles, role) for role in KEPT if getattr(roles, role) is not None}
+    kept = kept_roles(roles)
     ids = list(kept.values())
     sentence, doc = roles.name("sentence"), roles.name("doc")
     has_sentence = frame[sentence].notna().to_numpy()
@@ -81,7 +81,9 @@ def as_ranked_frame(
     _refuse_doc_without_sentence(frame, roles, cited & ~has_sentence)
     grades = grade_codes(frame, roles, cited)
     refuse_repeats(frame, roles, kept)
-    _refuse_missing_answers(frame, kept)
+    refuse_missing_answers(
+        frame, kept, "an answer without sentences is a row with the sentence empty"
+    )
     rows = frame[ids].reset_index(drop=True)
     pairs = rows[cited]
     # each sentence once, with the best grade of its citations (0: none)
@@ -96,44 +98,13 @@ def as_ranked_frame(
     empty = ~np.isin(answer, answer[has_sentence]) & ~pd.Series(answer).duplicated().to_numpy()
     ranked = pd.concat([pairs, sentences, rows[empty]], ignore_index=True)
     n_pairs, n_sentences, n = len(pairs), len(sentences), len(ranked)
-    doc_name, rank, rel = _free_names({*ids, sentence, doc})
+    doc_name, rank, rel = free_names({*ids, sentence, doc}, "citation")
     ranked[doc_name] = np.arange(n, dtype=np.int64)
     ranked[rank] = np.where(np.arange(n) < n_pairs + n_sentences, np.arange(1, n + 1), np.nan)
     kind = np.r_[np.zeros(n_pairs), np.ones(n_sentences), np.zeros(n - n_pairs - n_sentences)]
     grade = np.r_[grades[cited], best, np.zeros(n - n_pairs - n_sentences)]
     ranked[rel] = label_code(kind, grade)
-    resolved = ResolvedColumns(
-        query=kept["query"],
-        doc=doc_name,
-        rank=rank,
-        rel=rel,
-        score=None,
-        run=kept.get("run"),
-        known=None,
-        subtopic=None,
-        time=None,
-        judge=kept.get("judge"),
-        collection=kept.get("collection"),
-        seed=kept.get("seed"),
-        # the citation roles name the label column: only this conversion makes them one
-        # column with rel, which the engine asks of a citation measure's frame
-        sentence=rel,
-        support=rel,
-    )
-    return ranked, resolved
-
-
-def _refuse_options(options: Evaluation) -> None:
-    """The options that cut or re-judge a ranking mean nothing for citations."""
-    if options.qrels is not None:
-        msg = "citation support measures read the support grades from the frame; drop qrels="
-        raise ParameterError(msg)
-    if options.max_rank is not None or options.ignore_self:
-        msg = (
-            "max_rank= and ignore_self= cut a ranking; a citation frame has none: drop them "
-            "for citation support measures"
-        )
-        raise ParameterError(msg)
+    return ranked, ranked_roles(kept, doc_name, rank, rel, CITATION_ROLES)
 
 
 def grade_codes(frame: pd.DataFrame, roles: ResolvedColumns, cited: np.ndarray) -> np.ndarray:
@@ -202,68 +173,6 @@ def refuse_repeats(frame: pd.DataFrame, roles: ResolvedColumns, kept: dict[str, 
         raise SchemaError(msg)
 
 
-def _refuse_missing_answers(frame: pd.DataFrame, kept: dict[str, str]) -> None:
-    """Every run answers every query another run answers (within one judge, collection
-    and seed): a missing answer would be left out of one run's mean and of the paired
-    comparisons. An answer without sentences is a row whose sentence is empty.
-    """
-    run = kept.get("run")
-    if run is None:
-        return
-    parts = [kept[role] for role in PART_ROLES if role in kept]
-    query = kept["query"]
-    answers = frame[[*parts, query, run]].drop_duplicates()
-    if parts:
-        runs = answers.groupby(parts, sort=False, dropna=False)[run].transform("nunique")
-    else:
-        runs = pd.Series(answers[run].nunique(), index=answers.index)
-    answered = answers.groupby([*parts, query], sort=False, dropna=False)[run].transform("nunique")
-    short = answers[(answered < runs).to_numpy()]
-    if short.empty:
-        return
-    first = short.iloc[0]
-    block = (short[[*parts, query]] == first[[*parts, query]]).all(axis=1)
-    if parts:
-        every = answers.loc[(answers[parts] == first[parts]).all(axis=1), run].unique()
-    else:
-        every = answers[run].unique()
-    missing = sorted(set(every) - set(short.loc[block, run]), key=str)
-    where = ", ".join(f"{name} {first[name]!r}" for name in [*parts, query])
-    more = short[[*parts, query]].drop_duplicates()
-    others = f" (and {len(more) - 1} more queries)" if len(more) > 1 else ""
-    msg = (
-        f"run(s) {missing[:5]} have no answer for {where}{others}, which other runs "
-        "answer; give each run's answer to every query -- an answer without sentences is "
-        "a row with the sentence empty -- or select the queries all runs answer"
-    )
-    raise SchemaError(msg)
-
-
 def _rows(frame: pd.DataFrame, roles: ResolvedColumns, mask: np.ndarray) -> str:
-    """The rows of ``mask`` as a message names them: ``rows 3 (run 'a', query 'q1',
-    sentence 0, doc 'd2') and 7 (...)``, at most five.
-    """
-    where = np.flatnonzero(mask)
-    names = [r for r in (*KEPT, "sentence", "doc") if getattr(roles, r) is not None]
-    shown = []
-    for i in where[:5]:
-        ids = ", ".join(f"{r} {_plain(frame[roles.name(r)].iloc[i])!r}" for r in names)
-        shown.append(f"{_plain(frame.index[i])!r} ({ids})")
-    more = f" and {len(where) - 5} more" if len(where) > 5 else ""
-    return f"row{'s' if len(where) > 1 else ''} {', '.join(shown)}{more}"
-
-
-def _plain(value: object) -> object:
-    """A numpy scalar as the Python value it holds (shown as ``3``, not ``np.int64(3)``)."""
-    return value.item() if isinstance(value, np.generic) else value
-
-
-def _free_names(taken: set[str]) -> tuple[str, str, str]:
-    """Names for the doc, rank and rel columns that no kept column has."""
-    names = []
-    for base in ("citation_row", "citation_position", "citation_label"):
-        name = base
-        while name in taken:
-            name = f"_{name}"
-        names.append(name)
-    return names[0], names[1], names[2]
+    """The rows of ``mask`` named by answer, sentence and doc (see :func:`answers.rows`)."""
+    return rows(frame, roles, mask, ("sentence", "doc"))

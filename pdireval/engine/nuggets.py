@@ -21,37 +21,30 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from pdireval._core.errors import MetricError, ParameterError, SchemaError
+from pdireval._core.errors import SchemaError
 from pdireval._core.options import Evaluation
-from pdireval._core.roles import (
-    NUGGET_ASSIGNMENTS,
-    NUGGET_IMPORTANCES,
-    PART_ROLES,
-    ResolvedColumns,
+from pdireval._core.roles import NUGGET_ASSIGNMENTS, NUGGET_IMPORTANCES, ResolvedColumns
+from pdireval.engine.answers import (
+    answers_call,
+    free_names,
+    kept_roles,
+    ranked_roles,
+    refuse_missing_answers,
+    refuse_ranking_options,
+    rows,
 )
 from pdireval.metrics import Metric
 from pdireval.metrics.nuggets import NUGGET_FAMILIES, label_code
 
 __all__ = ["as_ranked_frame", "is_nugget_call", "nugget_frame"]
 
-#: The roles a nugget frame keeps: they name its answers.
-KEPT = ("run", *PART_ROLES, "query")
+#: The roles of a nugget frame that name its label column once it is turned.
+NUGGET_ROLES = ("nugget", "importance", "assignment")
 
 
 def is_nugget_call(metrics: Sequence[Metric]) -> bool:
     """Whether ``metrics`` are nugget measures (all of them; a mix is refused)."""
-    nuggets = [m.label for m in metrics if m.family in NUGGET_FAMILIES]
-    if not nuggets:
-        return False
-    others = [m.label for m in metrics if m.family not in NUGGET_FAMILIES]
-    if others:
-        more = f" and {len(others) - 3} more" if len(others) > 3 else ""
-        msg = (
-            f"{nuggets} read a nugget frame and {others[:3]}{more} a ranking: evaluate "
-            "them in separate calls"
-        )
-        raise MetricError(msg)
-    return True
+    return answers_call(metrics, NUGGET_FAMILIES, "a nugget frame")
 
 
 def nugget_frame(
@@ -75,57 +68,24 @@ def as_ranked_frame(
     assignment's code; a row without a nugget (and without importance and assignment)
     stands for an answer with no nuggets, which scores 0 as in nuggetizer.
     """
-    _refuse_options(options)
+    refuse_ranking_options(
+        options, "nugget measures", "the nuggets' importance and assignment", "a nugget frame"
+    )
     roles.require(frame, "query", "nugget", "importance", "assignment")
-    kept = {role: getattr(roles, role) for role in KEPT if getattr(roles, role) is not None}
+    kept = kept_roles(roles)
     present = frame[[roles.name("nugget")]].notna().to_numpy()[:, 0]
     importance = label_codes(frame, roles, "importance", NUGGET_IMPORTANCES, present)
     assignment = label_codes(frame, roles, "assignment", NUGGET_ASSIGNMENTS, present)
     refuse_repeats(frame, roles, kept, present)
-    _refuse_missing_answers(frame, kept)
-    labels = [roles.name(role) for role in ("nugget", "importance", "assignment")]
-    doc, rank, rel = _free_names({*kept.values(), *labels})
+    refuse_missing_answers(frame, kept, "an answer without nuggets is a row with the nugget empty")
+    labels = [roles.name(role) for role in NUGGET_ROLES]
+    doc, rank, rel = free_names({*kept.values(), *labels}, "nugget")
     ranked = frame[[*kept.values(), *labels]].reset_index(drop=True)
     n = len(ranked)
     ranked[doc] = np.arange(n, dtype=np.int64)
     ranked[rank] = np.where(present, np.arange(1, n + 1), np.nan)
     ranked[rel] = label_code(importance, assignment)
-    resolved = ResolvedColumns(
-        query=kept["query"],
-        doc=doc,
-        rank=rank,
-        rel=rel,
-        score=None,
-        run=kept.get("run"),
-        known=None,
-        subtopic=None,
-        time=None,
-        judge=kept.get("judge"),
-        collection=kept.get("collection"),
-        seed=kept.get("seed"),
-        # the nugget roles name the label column: only this conversion makes them one
-        # column with rel, which the engine asks of a nugget measure's frame
-        nugget=rel,
-        importance=rel,
-        assignment=rel,
-    )
-    return ranked, resolved
-
-
-def _refuse_options(options: Evaluation) -> None:
-    """The options that cut or re-judge a ranking mean nothing for nuggets."""
-    if options.qrels is not None:
-        msg = (
-            "nugget measures read the nuggets' importance and assignment from the frame; "
-            "drop qrels="
-        )
-        raise ParameterError(msg)
-    if options.max_rank is not None or options.ignore_self:
-        msg = (
-            "max_rank= and ignore_self= cut a ranking; a nugget frame has none: drop them "
-            "for nugget measures"
-        )
-        raise ParameterError(msg)
+    return ranked, ranked_roles(kept, doc, rank, rel, NUGGET_ROLES)
 
 
 def label_codes(
@@ -187,64 +147,6 @@ def refuse_repeats(
         raise SchemaError(msg)
 
 
-def _refuse_missing_answers(frame: pd.DataFrame, kept: dict[str, str]) -> None:
-    """Every run answers every query another run answers (within one judge, collection
-    and seed): a missing answer would be left out of one run's mean and of the paired
-    comparisons. An answer without nuggets is a row whose nugget is empty.
-    """
-    run = kept.get("run")
-    if run is None:
-        return
-    parts = [kept[role] for role in PART_ROLES if role in kept]
-    query = kept["query"]
-    answers = frame[[*parts, query, run]].drop_duplicates()
-    if parts:
-        runs = answers.groupby(parts, sort=False, dropna=False)[run].transform("nunique")
-    else:
-        runs = pd.Series(answers[run].nunique(), index=answers.index)
-    answered = answers.groupby([*parts, query], sort=False, dropna=False)[run].transform("nunique")
-    short = answers[(answered < runs).to_numpy()]
-    if short.empty:
-        return
-    first = short.iloc[0]
-    block = (short[[*parts, query]] == first[[*parts, query]]).all(axis=1)
-    if parts:
-        same_part = (answers[parts] == first[parts]).all(axis=1)
-        every = answers.loc[same_part, run].unique()
-    else:
-        every = answers[run].unique()
-    missing = sorted(set(every) - set(short.loc[block, run]), key=str)
-    where = ", ".join(f"{name} {first[name]!r}" for name in [*parts, query])
-    more = short[[*parts, query]].drop_duplicates()
-    others = f" (and {len(more) - 1} more queries)" if len(more) > 1 else ""
-    msg = (
-        f"run(s) {missing[:5]} have no answer for {where}{others}, which other runs "
-        "answer; give each run's answer to every query -- an answer without nuggets is "
-        "a row with the nugget empty -- or select the queries all runs answer"
-    )
-    raise SchemaError(msg)
-
-
 def _rows(frame: pd.DataFrame, roles: ResolvedColumns, mask: np.ndarray) -> str:
-    """The rows of ``mask`` as a message names them: ``rows 3 (run 'a', query 'q1', nugget
-    'n2') and 7 (...)``, at most five.
-    """
-    where = np.flatnonzero(mask)
-    names = [r for r in (*KEPT, "nugget") if getattr(roles, r) is not None]
-    shown = []
-    for i in where[:5]:
-        ids = ", ".join(f"{r} {frame[roles.name(r)].iloc[i]!r}" for r in names)
-        shown.append(f"{frame.index[i]!r} ({ids})")
-    more = f" and {len(where) - 5} more" if len(where) > 5 else ""
-    return f"row{'s' if len(where) > 1 else ''} {', '.join(shown)}{more}"
-
-
-def _free_names(taken: set[str]) -> tuple[str, str, str]:
-    """Names for the doc, rank and rel columns that no kept column has."""
-    names = []
-    for base in ("nugget_row", "nugget_position", "nugget_label"):
-        name = base
-        while name in taken:
-            name = f"_{name}"
-        names.append(name)
-    return names[0], names[1], names[2]
+    """The rows of ``mask`` named by answer and nugget (see :func:`answers.rows`)."""
+    return rows(frame, roles, mask, ("nugget",))

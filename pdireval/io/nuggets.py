@@ -9,14 +9,12 @@ query, the answer's text, its length, traces) are ignored.
 
 from __future__ import annotations
 
-import json
 import os
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from pdireval._core.errors import SchemaError
+from pdireval.io.jsonl import LineError, read_records, record_id
 
 __all__ = ["read_nuggets"]
 
@@ -69,66 +67,30 @@ def read_nuggets(
     0  rag-a    q1         Python is a language      vital          support
     1  rag-a    q1  It is used for data science       okay  partial_support
     """
-    path = Path(path)
-    rows: list[tuple[Any, ...]] = []
-    with path.open(encoding=encoding) as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                rows.extend(_answer(line, run, path.stem))
-            except _LineError as error:
-                shown = line.rstrip("\r\n")
-                shown = shown if len(shown) <= 200 else shown[:200] + " ..."
-                msg = f"{path}, line {number}: {error}; the line: {shown}"
-                raise SchemaError(msg) from None
+    rows = read_records(path, encoding, lambda record, stem: _answer(record, run, stem))
     data = {name: [row[i] for row in rows] for i, name in enumerate(_COLUMNS)}
     return pd.DataFrame(data, columns=list(_COLUMNS))
 
 
-class _LineError(Exception):
-    """What is wrong with one line."""
-
-
-def _answer(line: str, run: str | None, stem: str) -> list[tuple[Any, ...]]:
+def _answer(record: dict[str, Any], run: str | None, stem: str) -> list[tuple[Any, ...]]:
     """The rows of one line: (run, query, nugget, importance, assignment) per nugget."""
-    try:
-        record = json.loads(line)
-    except json.JSONDecodeError as error:
-        msg = f"not valid JSON ({error.msg} at column {error.colno})"
-        raise _LineError(msg) from None
-    if not isinstance(record, dict):
-        msg = f"expected a JSON object per line, found {type(record).__name__}"
-        raise _LineError(msg)
-    query = _id(record, "qid")
-    name = run if run is not None else (_id(record, "run_id") if "run_id" in record else stem)
+    query = record_id(record, "qid")
+    name = run if run is not None else (record_id(record, "run_id") if "run_id" in record else stem)
     nuggets = record.get("nuggets")
     if not isinstance(nuggets, list):
         found = "none" if nuggets is None else type(nuggets).__name__
         msg = f"'nuggets' must be a list of nuggets, found {found}"
-        raise _LineError(msg)
+        raise LineError(msg)
     if not nuggets:
         return [(name, query, None, None, None)]
     return [(name, query, *_nugget(nugget, i)) for i, nugget in enumerate(nuggets, start=1)]
-
-
-def _id(record: dict[str, Any], key: str) -> str:
-    """A query or run id: a string, or a whole number kept as written."""
-    value = record.get(key)
-    if isinstance(value, str):
-        return value
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
-    found = "no such field" if key not in record else f"{value!r}"
-    msg = f"'{key}' must be a string, found {found}"
-    raise _LineError(msg)
 
 
 def _nugget(nugget: Any, position: int) -> tuple[str, str, str]:
     """A nugget's text, importance and assignment, each a string."""
     if not isinstance(nugget, dict):
         msg = f"nugget {position} must be an object, found {type(nugget).__name__}"
-        raise _LineError(msg)
+        raise LineError(msg)
     values = []
     for key in ("text", "importance", "assignment"):
         value = nugget.get(key)
@@ -141,6 +103,6 @@ def _nugget(nugget: Any, position: int) -> tuple[str, str, str]:
                 else ""
             )
             msg = f"nugget {position}: '{key}' must be a string, found {found}{hint}"
-            raise _LineError(msg)
+            raise LineError(msg)
         values.append(value)
     return values[0], values[1], values[2]

@@ -12,15 +12,14 @@ its first citations, three at most.
 
 from __future__ import annotations
 
-import json
 import os
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from pdireval._core.errors import SchemaError
 from pdireval._core.roles import SUPPORT_SPELLINGS
+from pdireval.io.jsonl import LineError, read_records, record_id
 
 __all__ = ["read_rag_answers", "read_rag_support"]
 
@@ -91,7 +90,9 @@ def read_rag_answers(
     ):
         msg = f"max_citations= must be a whole number >= 1 or None, got {max_citations!r}"
         raise SchemaError(msg)
-    rows = _read(path, encoding, lambda record, stem: _answer(record, run, stem, max_citations))
+    rows = read_records(
+        path, encoding, lambda record, stem: _answer(record, run, stem, max_citations)
+    )
     return _frame(rows, _ANSWER_COLUMNS)
 
 
@@ -142,30 +143,8 @@ def read_rag_support(
     0         0  d3     full_support
     1         0  d7  partial_support
     """
-    rows = _read(path, encoding, lambda record, stem: _graded(record, run, stem))
+    rows = read_records(path, encoding, lambda record, stem: _graded(record, run, stem))
     return _frame(rows, (*_ANSWER_COLUMNS, "support"))
-
-
-class _LineError(Exception):
-    """What is wrong with one line."""
-
-
-def _read(path: str | os.PathLike[str], encoding: str, parse: Any) -> list[tuple[Any, ...]]:
-    """The rows of every line of ``path``, each line's by ``parse(record, stem)``."""
-    path = Path(path)
-    rows: list[tuple[Any, ...]] = []
-    with path.open(encoding=encoding) as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                rows.extend(parse(_record(line), path.stem))
-            except _LineError as error:
-                shown = line.rstrip("\r\n")
-                shown = shown if len(shown) <= 200 else shown[:200] + " ..."
-                msg = f"{path}, line {number}: {error}; the line: {shown}"
-                raise SchemaError(msg) from None
-    return rows
 
 
 def _frame(rows: list[tuple[Any, ...]], columns: tuple[str, ...]) -> pd.DataFrame:
@@ -175,34 +154,22 @@ def _frame(rows: list[tuple[Any, ...]], columns: tuple[str, ...]) -> pd.DataFram
     return frame
 
 
-def _record(line: str) -> dict[str, Any]:
-    try:
-        record = json.loads(line)
-    except json.JSONDecodeError as error:
-        msg = f"not valid JSON ({error.msg} at column {error.colno})"
-        raise _LineError(msg) from None
-    if not isinstance(record, dict):
-        msg = f"expected a JSON object per line, found {type(record).__name__}"
-        raise _LineError(msg)
-    return record
-
-
 def _sentences(
     record: dict[str, Any], run: str | None, stem: str
 ) -> tuple[str, str, list[str], list[Any]]:
     """The run, query, references and sentences of one answer."""
-    query = _id(record, "topic_id")
-    name = run if run is not None else (_id(record, "run_id") if "run_id" in record else stem)
+    query = record_id(record, "topic_id")
+    name = run if run is not None else (record_id(record, "run_id") if "run_id" in record else stem)
     references = record.get("references")
     if not isinstance(references, list) or not all(isinstance(r, str) for r in references):
         found = "no such field" if "references" not in record else repr(references)[:60]
         msg = f"'references' must be a list of doc ids (strings), found {found}"
-        raise _LineError(msg)
+        raise LineError(msg)
     answer = record.get("answer")
     if not isinstance(answer, list):
         found = "no such field" if "answer" not in record else type(answer).__name__
         msg = f"'answer' must be a list of sentences, found {found}"
-        raise _LineError(msg)
+        raise LineError(msg)
     return name, query, references, answer
 
 
@@ -236,7 +203,7 @@ def _graded(record: dict[str, Any], run: str | None, stem: str) -> list[tuple[An
             )
         )
         msg = f"'support_eval' must be a list with an entry per sentence of 'answer', found {found}"
-        raise _LineError(msg)
+        raise LineError(msg)
     if not answer:
         return [(name, query, None, None, None, None)]
     rows: list[tuple[Any, ...]] = []
@@ -250,10 +217,10 @@ def _graded(record: dict[str, Any], run: str | None, stem: str) -> list[tuple[An
                 f"(strings), found {found}; a null grade is a reply of the judge that "
                 "was none of them: grade it first"
             )
-            raise _LineError(msg)
+            raise LineError(msg)
         if len(scores) > len(cited):
             msg = f"sentence {position} has {len(cited)} citations and {len(scores)} grades"
-            raise _LineError(msg)
+            raise LineError(msg)
         pairs = dict(zip(cited, scores, strict=False))  # the first citations are graded
         rows.extend((name, query, position, text, d, _grade(g, position)) for d, g in pairs.items())
         if not pairs:
@@ -265,7 +232,7 @@ def _grade(value: str, position: int) -> str:
     key = value.strip().lower().replace(" ", "_").replace("-", "_")
     if key not in SUPPORT_SPELLINGS:
         msg = f"sentence {position}: {value!r} is not a support grade (FS, PS, NS)"
-        raise _LineError(msg)
+        raise LineError(msg)
     return SUPPORT_SPELLINGS[key]
 
 
@@ -275,33 +242,21 @@ def _sentence(sentence: Any, position: int, references: list[str]) -> tuple[str,
         msg = f"sentence {position} must be an object with a 'text' string, found {sentence!r}"[
             :300
         ]
-        raise _LineError(msg)
+        raise LineError(msg)
     citations = sentence.get("citations", [])
     if not isinstance(citations, list):
         msg = f"sentence {position}: 'citations' must be a list, found {citations!r}"
-        raise _LineError(msg)
+        raise LineError(msg)
     docs = []
     for index in citations:
         if isinstance(index, bool) or not isinstance(index, int):
             msg = f"sentence {position}: citation {index!r} is not an index into 'references'"
-            raise _LineError(msg)
+            raise LineError(msg)
         if not 0 <= index < len(references):
             msg = (
                 f"sentence {position}: citation {index} is outside 'references' "
                 f"({len(references)} doc ids, indices 0 to {len(references) - 1})"
             )
-            raise _LineError(msg)
+            raise LineError(msg)
         docs.append(references[index])
     return sentence["text"], docs
-
-
-def _id(record: dict[str, Any], key: str) -> str:
-    """A query or run id: a string, or a whole number kept as written."""
-    value = record.get(key)
-    if isinstance(value, str):
-        return value
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
-    found = "no such field" if key not in record else f"{value!r}"
-    msg = f"'{key}' must be a string, found {found}"
-    raise _LineError(msg)

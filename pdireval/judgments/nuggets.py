@@ -11,7 +11,8 @@ import pandas as pd
 
 from pdireval._core.roles import NUGGET_ASSIGNMENTS, ResolvedColumns, resolve
 from pdireval.engine import citations as _citations
-from pdireval.engine.nuggets import KEPT, label_codes, refuse_repeats
+from pdireval.engine.answers import kept_roles
+from pdireval.engine.nuggets import label_codes, refuse_repeats
 from pdireval.judgments.agreement import agreement, krippendorff_alpha
 from pdireval.typing import ColumnsLike
 
@@ -111,21 +112,9 @@ def _nugget_labels(assignments: pd.DataFrame, columns: ColumnsLike) -> pd.DataFr
     roles.require(assignments, "query", "nugget", "assignment", "judge")
     present = assignments[roles.name("nugget")].notna().to_numpy()
     codes = label_codes(assignments, roles, "assignment", NUGGET_ASSIGNMENTS, present)
-    kept = {role: getattr(roles, role) for role in KEPT if getattr(roles, role) is not None}
-    refuse_repeats(assignments, roles, {**kept, "judge": roles.name("judge")}, present)
-    rows = np.flatnonzero(present)
-    answer = [roles.name(role) for role in ("run", "collection", "seed") if getattr(roles, role)]
-    item = assignments[[*answer, roles.name("nugget")]].iloc[rows]
-    labels = pd.DataFrame(
-        {
-            "query": assignments[roles.name("query")].iloc[rows].to_numpy(),
-            # an answer's nugget: the same nugget in two runs' answers is two items
-            "doc": item.groupby(list(item.columns), sort=False, dropna=False).ngroup().to_numpy(),
-            "rel": codes[rows].astype(np.float64),
-            "judge": assignments[roles.name("judge")].iloc[rows].to_numpy(),
-        }
-    )
-    return labels
+    refuse_repeats(assignments, roles, kept_roles(roles), present)
+    # an answer's nugget: the same nugget in two runs' answers is two items
+    return _judgments(assignments, roles, present, codes, ("nugget",))
 
 
 def support_agreement(citations: pd.DataFrame, *, columns: ColumnsLike = None) -> pd.DataFrame:
@@ -221,21 +210,30 @@ def _support_labels(citations: pd.DataFrame, columns: ColumnsLike) -> pd.DataFra
     roles.require(citations, "query", "sentence", "doc", "support", "judge")
     cited = citations[roles.name("doc")].notna().to_numpy()
     codes = _citations.grade_codes(citations, roles, cited)
-    kept = _kept(roles, _citations.KEPT)
-    _citations.refuse_repeats(citations, roles, {**kept, "judge": roles.name("judge")})
-    rows = np.flatnonzero(cited)
+    _citations.refuse_repeats(citations, roles, kept_roles(roles))
+    # a sentence's citation: the same doc cited in two sentences is two items
+    return _judgments(citations, roles, cited, codes, ("sentence", "doc"))
+
+
+def _judgments(
+    frame: pd.DataFrame,
+    roles: ResolvedColumns,
+    judged: np.ndarray,
+    codes: np.ndarray,
+    item: tuple[str, ...],
+) -> pd.DataFrame:
+    """The ``judged`` rows of an answer frame as judgments for the agreement measures:
+    query, doc (one item of an answer: its ``item`` roles within run, collection and
+    seed), rel (the label's code) and judge.
+    """
+    rows = np.flatnonzero(judged)
     answer = [roles.name(role) for role in ("run", "collection", "seed") if getattr(roles, role)]
-    item = citations[[*answer, roles.name("sentence"), roles.name("doc")]].iloc[rows]
+    items = frame[[*answer, *(roles.name(role) for role in item)]].iloc[rows]
     return pd.DataFrame(
         {
-            "query": citations[roles.name("query")].iloc[rows].to_numpy(),
-            # a sentence's citation: the same doc cited in two sentences is two items
-            "doc": item.groupby(list(item.columns), sort=False, dropna=False).ngroup().to_numpy(),
+            "query": frame[roles.name("query")].iloc[rows].to_numpy(),
+            "doc": items.groupby(list(items.columns), sort=False, dropna=False).ngroup().to_numpy(),
             "rel": codes[rows].astype(np.float64),
-            "judge": citations[roles.name("judge")].iloc[rows].to_numpy(),
+            "judge": frame[roles.name("judge")].iloc[rows].to_numpy(),
         }
     )
-
-
-def _kept(roles: ResolvedColumns, kept: tuple[str, ...]) -> dict[str, str]:
-    return {role: getattr(roles, role) for role in kept if getattr(roles, role) is not None}

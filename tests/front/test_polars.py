@@ -152,3 +152,42 @@ def test_other_objects_are_left_as_they_are() -> None:
     assert as_pandas(["AP", 1]) == ["AP", 1]
     assert foreign_kind(pl.DataFrame({"a": [1]})) == "polars"
     assert foreign_kind(pa.table({"a": [1]}).to_batches()[0]) == "arrow"
+
+
+def test_figures_of_a_polars_frame_are_the_pandas_figures(frame: pd.DataFrame) -> None:
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ours = pl.from_pandas(frame).ireval.plot.systems("AP", ci=None)
+    theirs = frame.ireval.plot.systems("AP", ci=None)
+    assert [t.get_text() for t in ours.get_xticklabels()] == [
+        t.get_text() for t in theirs.get_xticklabels()
+    ]
+    drawn = [
+        [
+            *(line.get_xydata().tolist() for line in axes.lines),
+            *(c.get_offsets().tolist() for c in axes.collections),
+            *(bar.get_height() for bar in axes.patches),
+        ]
+        for axes in (ours, theirs)
+    ]
+    assert drawn[0] == drawn[1]
+    assert drawn[0]  # something was drawn
+    plt.close("all")
+
+
+def test_any_arrow_stream_is_taken(frame: pd.DataFrame) -> None:
+    """An object of another library that exports an Arrow stream (the PyCapsule
+    interface), as DuckDB relations do."""
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+
+    class Stream:
+        def __arrow_c_stream__(self, requested_schema=None):
+            return table.__arrow_c_stream__(requested_schema)
+
+    pd.testing.assert_frame_equal(  # ids come back as Arrow gives them (dtypes may differ)
+        pdireval.evaluate(Stream(), ["AP"]),
+        pdireval.evaluate(frame, ["AP"]),
+        check_index_type=False,
+    )
