@@ -24,7 +24,6 @@ from pdireval._core.options import (
 from pdireval._core.roles import ResolvedColumns, resolve
 from pdireval.engine import evaluate as _evaluate
 from pdireval.engine.merge import merge_qrels
-from pdireval.engine.nuggets import as_ranked_frame, is_nugget_call
 from pdireval.engine.runs import evaluated, run_order
 from pdireval.metrics import (
     AP,
@@ -85,21 +84,6 @@ __all__ = [
     "summary",
     "tie_groups",
 ]
-
-
-def _ready(
-    frame: pd.DataFrame,
-    columns: ColumnsLike | ResolvedColumns,
-    metrics: list[Metric],
-    evaluation: Evaluation,
-) -> tuple[pd.DataFrame, ResolvedColumns]:
-    """The frame the engine evaluates and its roles: a nugget frame, for nugget measures,
-    turned into a ranked one; any other frame as it is.
-    """
-    roles = resolve(frame, columns)
-    if not is_nugget_call(metrics):
-        return frame, roles
-    return as_ranked_frame(frame, roles, evaluation)
 
 
 def _per_query(
@@ -182,9 +166,9 @@ def evaluate(
     query
     q1      0.555556  0.5  0.666667
     """
-    parsed, evaluation = parse_metrics(metrics), Evaluation.from_options(options)
-    frame, roles = _ready(frame, columns, parsed, evaluation)
-    table, _ = _evaluate.per_part(frame, parsed, roles, evaluation)
+    table, _ = _evaluate.per_part(
+        frame, parse_metrics(metrics), columns, Evaluation.from_options(options)
+    )
     return table
 
 
@@ -257,7 +241,7 @@ def summary(
     """
     parsed = parse_metrics(metrics)
     evaluation = Evaluation.from_options(options)
-    frame, roles = _ready(frame, columns, parsed, evaluation)  # once, for times and values
+    roles = resolve(frame, columns)  # once, for the times and the evaluation
     timed = roles.time is not None and ci is None
     table, levels = _evaluate.per_part(
         frame, parse_metrics([*parsed, Latency]) if timed else parsed, roles, evaluation
@@ -430,9 +414,9 @@ def seed_summary(
     medium  0.5756   2.0  0.0  0.5756   0.5756
     weak    0.2161   2.0  0.0  0.2161   0.2161
     """
-    parsed, evaluation = parse_metrics(metrics), Evaluation.from_options(options)
-    frame, roles = _ready(frame, columns, parsed, evaluation)
-    table, levels = _evaluate.per_part(frame, parsed, roles, evaluation)
+    evaluation = Evaluation.from_options(options)
+    roles = resolve(frame, columns)
+    table, levels = _evaluate.per_part(frame, parse_metrics(metrics), roles, evaluation)
     result = seed_summary_table(table, levels, ci=ci)
     return in_run_order(result, run_order(frame, roles.run), levels)
 
@@ -1099,9 +1083,7 @@ def compare(
     1  system2  system1    P@5 -0.1000     1       1
     """
     evaluation, significance, risk_alpha = comparison_options(options)
-    parsed = parse_metrics(metrics)
-    frame, roles = _ready(frame, columns, parsed, evaluation)
-    found = evaluated(frame, parsed, roles, evaluation, "compare")
+    found = evaluated(frame, metrics, columns, evaluation, "compare")
     return compare_table(
         found.table, significance, found.levels, risk_alpha=risk_alpha, runs=found.runs
     )
@@ -1162,7 +1144,7 @@ def per_query(
         msg = f"per_query takes one metric, got {[m.label for m in parsed]}"
         raise MetricError(msg)
     evaluation = Evaluation.from_options(options)
-    frame, roles = _ready(frame, columns, parsed, evaluation)  # once, for values and order
+    roles = resolve(frame, columns)  # once, for the evaluation and the runs' order
     table = _per_query(frame, parsed, roles, evaluation)
     return per_query_table(table, baseline=baseline, runs=run_order(frame, roles.run))
 
@@ -1219,7 +1201,7 @@ def report(
     """
     evaluation, significance, risk_alpha = comparison_options(options)
     parsed = parse_metrics(metrics)
-    frame, roles = _ready(frame, columns, parsed, evaluation)  # once, for times, values, runs
+    roles = resolve(frame, columns)  # once, for the times, the evaluation and the runs
     timed = roles.time is not None and Latency.default not in parsed
     table, levels = _evaluate.per_part(
         frame, [*parsed, Latency.default] if timed else parsed, roles, evaluation

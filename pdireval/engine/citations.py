@@ -115,8 +115,11 @@ def grade_codes(frame: pd.DataFrame, roles: ResolvedColumns, cited: np.ndarray) 
     column = roles.name("support")
     values = frame[column].astype(object).to_numpy()
     missing = pd.isna(values)
-    spelled = pd.Series(values, dtype=object).map(_canonical).to_numpy()
-    codes = pd.Index(SUPPORT_GRADES, dtype=object).get_indexer(pd.Index(spelled, dtype=object))
+    # each distinct spelling read once, not each row
+    inverse, kinds = pd.factorize(pd.Series(values, dtype=object), use_na_sentinel=True)
+    spelled = pd.Index([_canonical(kind) for kind in kinds], dtype=object)
+    known = pd.Index(SUPPORT_GRADES, dtype=object).get_indexer(spelled)
+    codes = np.append(known, -1)[inverse]  # -1: missing, or not a grade
     bad = cited & (codes < 0)
     if bad.any():
         found = sorted({repr(v) for v in values[bad]})

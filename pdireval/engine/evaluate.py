@@ -320,32 +320,37 @@ def _group_named(ready: Prepared, group: int) -> str:
     )
 
 
+#: (role, measure kind, frame) of the answer frames the engine converts.
+_ANSWER_KINDS = (
+    (
+        "nugget",
+        "a nugget measure",
+        "a nugget frame (columns run, query, nugget, importance, assignment)",
+    ),
+    (
+        "support",
+        "a citation support measure",
+        "a citation frame (columns run, query, sentence, doc, support)",
+    ),
+)
+
+
 def _refuse_missing_roles(
     metrics: Sequence[Metric], columns: ResolvedColumns, frame: pd.DataFrame
 ) -> None:
     """A metric reading a column the frame lacks (``known``) would be silently undefined;
-    a nugget measure reads labels only the front door's conversion of a nugget frame
-    makes (its nugget roles name the label column, which no user's roles can).
+    a nugget or citation support measure reads labels only the engine's conversion of an
+    answer frame makes (its answer roles name the label column, which no user's roles can).
     """
     for metric in metrics:
-        if "nugget" in metric.family.needs and (
-            columns.nugget is None or columns.nugget != columns.rel
-        ):
-            msg = (
-                f"{metric.label} is a nugget measure: it reads a nugget frame (columns run, "
-                "query, nugget, importance, assignment), which this function was not given "
-                "as one"
-            )
-            raise SchemaError(msg)
-        if "support" in metric.family.needs and (
-            columns.support is None or columns.support != columns.rel
-        ):
-            msg = (
-                f"{metric.label} is a citation support measure: it reads a citation frame "
-                "(columns run, query, sentence, doc, support), which this function was not "
-                "given as one"
-            )
-            raise SchemaError(msg)
+        for role, kind, frame_of in _ANSWER_KINDS:
+            named = getattr(columns, role)
+            if role in metric.family.needs and (named is None or named != columns.rel):
+                msg = (
+                    f"{metric.label} is {kind}: it reads {frame_of}, which this function was "
+                    "not given as one"
+                )
+                raise SchemaError(msg)
         for role in metric.family.needs:
             if getattr(columns, role) is None:
                 msg = (

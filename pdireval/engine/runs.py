@@ -31,7 +31,7 @@ from pdireval._core.errors import ParameterError, SchemaError
 from pdireval._core.levels import Levels
 from pdireval._core.options import Evaluation
 from pdireval._core.options import whole as options_whole
-from pdireval._core.roles import ResolvedColumns, one_at_a_time, resolve
+from pdireval._core.roles import one_at_a_time, resolve
 from pdireval.engine import evaluate as _evaluate
 from pdireval.metrics import parse_metrics
 from pdireval.typing import ColumnsLike, MetricsLike
@@ -111,7 +111,7 @@ class Evaluated:
 def evaluated(
     frame: pd.DataFrame,
     metrics: MetricsLike,
-    columns: ColumnsLike | ResolvedColumns,
+    columns: ColumnsLike,
     options: Evaluation | Mapping[str, Any],
     action: str,
 ) -> Evaluated:
