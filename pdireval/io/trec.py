@@ -65,6 +65,9 @@ _SMALLEST_CSV_BLOCK = 1 << 16  # below this, another block costs more than it sa
 _HEAD = 1 << 16  # bytes read to find a file's first line
 _CODED = pa.dictionary(pa.int32(), pa.binary())  # a field of few distinct values
 _NOT_PLAIN = (b"\x00", b"\r", b"\t", b"\x0b", b"\x0c", b"#")  # bytes that need normalising
+#: an empty field, in text whose fields are single-space separated: a space at a line's
+#: start or end, or two in a row (also at the text's start or end, see ``_empty_field``)
+_EMPTY_FIELD = (b"  ", b"\n ", b" \n")
 _NOT_IN_IDS = r"[ \t\n\r\x0b\x0c\x00]"  # what an id written to a TREC file must not hold
 
 
@@ -242,16 +245,17 @@ def _read_csv(
     """The kept fields of every line of single-space separated ``text`` (each line must
     have ``n_columns`` fields); None when a line has an empty field (two separators in
     a row, or one at an edge). ``text`` is the text itself or the name of a file holding
-    it. Fields are read as bytes -- ``text`` is valid UTF-8, so no field needs checking
-    again -- and the kept ones viewed as strings; the fields only checked (a run's Q0 and
-    rank) stay bytes, dropped once checked. Qrels labels, and with ``compact`` a run's
-    queries and tags, are dictionary-encoded (a few values each).
+    it that :func:`_plain_file` has scanned (which refuses empty fields). Fields are read
+    as bytes -- ``text`` is valid UTF-8, so no field needs checking again -- and viewed as
+    strings; only the kept fields are converted (Arrow still counts every field of a
+    line). Qrels labels, and with ``compact`` a run's queries and tags, are
+    dictionary-encoded (a few values each).
     """
-    n = _N_FIELDS[kind]
+    if isinstance(text, bytes) and _empty_field(text):
+        return None
     names = [str(i) for i in range(n_columns)]
     kept = [str(i) for i in _KEPT[kind]]
-    # the fields only checked are never viewed as text: bytes, dropped once checked
-    types = {str(i): pa.large_binary() if str(i) in kept else pa.binary() for i in range(n)}
+    types = {name: pa.large_binary() for name in kept}
     if kind == "run":
         types["4"] = pa.float64()
         if compact:  # the queries and tags: a few thousand values in millions of lines
@@ -266,16 +270,38 @@ def _read_csv(
         ),
         convert_options=pa_csv.ConvertOptions(
             column_types=types,
-            include_columns=names[:n],
+            include_columns=kept,
             null_values=[],
             true_values=[],
             false_values=[],
             strings_can_be_null=False,
         ),
     )
-    if any(_shortest(table.column(name)) == 0 for name in names[:n]):
-        return None
     return pa.table({name: _as_text(table.column(name)) for name in kept})
+
+
+def _empty_field(text: bytes | bytearray, before: bytes = b"\n", *, whole: bool = True) -> bool:
+    """Whether single-space separated ``text`` has an empty field, ``before`` being the
+    byte before it (a line end at the start of a text). ``whole``: the text ends there, so
+    a space at its end is one; else ``text`` is a block of a longer text, whose next
+    block is checked with this one's last byte as ``before``.
+
+    Looked for a block at a time: two bytes in a row that are spaces, line ends (or other
+    control bytes) first, with numpy -- rare in a run -- and only where there are some,
+    the exact patterns.
+    """
+    view = memoryview(text)
+    for start in range(0, len(view), _BLOCK):
+        block = view[start : start + _BLOCK]
+        if (before + bytes(block[:1])) in _EMPTY_FIELD:
+            return True
+        gaps = np.frombuffer(block, np.uint8) <= ord(" ")
+        if np.logical_and(gaps[1:], gaps[:-1]).any():
+            plain = bytes(block)
+            if any(pattern in plain for pattern in _EMPTY_FIELD):
+                return True
+        before = bytes(block[-1:])
+    return whole and text.endswith(b" ")
 
 
 def _csv_block(text: bytes | str) -> int:
@@ -303,18 +329,6 @@ def _csv_block(text: bytes | str) -> int:
         if all(view.find(b"\n", start, start + quarter) >= 0 for start in starts):
             return block
     return min(size + 1, 2**31 - 1)
-
-
-def _shortest(field: pa.ChunkedArray) -> int | None:
-    """The length of the shortest value of a field of bytes (None for numbers or no rows)."""
-    if field.type == _CODED:  # every value a row holds is in its chunk's dictionary
-        field = pa.chunked_array([chunk.dictionary for chunk in field.chunks], pa.binary())
-    if not pa.types.is_binary(field.type) and not pa.types.is_large_binary(field.type):
-        return None
-    # a chunk (a block of the file) at a time: the lengths of every row at once would
-    # cost as much memory as the field's offsets
-    shortest = [pc.min(pc.binary_length(chunk)).as_py() for chunk in field.chunks]
-    return min((length for length in shortest if length is not None), default=None)
 
 
 def _as_text(column: pa.ChunkedArray) -> pa.ChunkedArray:
@@ -368,7 +382,8 @@ def _checked(table: pa.Table, kind: str) -> pa.Table | None:
 def _plain_file(source: PathOrBuffer, encoding: str) -> str | None:
     """The name of ``source`` when Arrow can parse the file as it is on disk -- UTF-8
     text without a byte-order mark, compression, NUL bytes, carriage returns, tabs,
-    vertical tabs, form feeds or comments -- else None. The file is scanned in blocks
+    vertical tabs, form feeds, comments or empty fields (fields single-space separated)
+    -- else None. The file is scanned in blocks
     read into one buffer, never held whole, so that reading it costs no more memory
     than its fields; each block is checked while it is in the CPU cache.
     """
@@ -389,13 +404,19 @@ def _plain_file(source: PathOrBuffer, encoding: str) -> str | None:
                 signature.match(head) for signature, _, _ in _OTHER_COMPRESSION
             ):
                 return None
+            before = b"\n"  # the byte before each block
             while size:
                 block = buffer if size == len(buffer) else buffer[:size]
-                if any(byte in block for byte in _NOT_PLAIN):
+                if any(byte in block for byte in _NOT_PLAIN) or _empty_field(
+                    block, before, whole=False
+                ):
                     return None
                 if not block.isascii():
                     decoder.decode(block)
+                before = bytes(block[-1:])
                 size = handle.readinto(buffer)
+            if before == b" ":  # the last line ends with a space
+                return None
             decoder.decode(b"", final=True)
     except (OSError, UnicodeDecodeError):
         return None  # reading it whole says what is wrong

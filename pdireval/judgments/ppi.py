@@ -423,7 +423,10 @@ def ppi(
     the weight is set to 0 (it does not change the estimate). ``p_value`` is the normal
     test of a zero difference with the same estimate and standard error as the
     interval, so ``significant`` agrees with an interval that excludes 0 when no
-    correction is made.
+    correction is made. A query whose value is undefined for a metric (NaN, such as a
+    query the LLM did not judge under ``queries="all"``) is neither a gold nor an
+    unlabelled query for that metric: ``n_gold`` and ``n_unlabelled`` count the
+    queries used.
 
     Examples
     --------

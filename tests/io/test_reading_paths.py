@@ -54,6 +54,9 @@ def small_scan_blocks(monkeypatch) -> int:
         "# a comment of six fields here\n",
         "#a Q0 d 1 0.5 run\n",  # a comment that Arrow would read as a line
         "q40 Q0 d40\x0b1 0.5 run\n",  # a vertical tab
+        "q40 Q0  d40 1 0.5 run\n",  # two spaces: an empty field for Arrow
+        " q40 Q0 d40 1 0.5 run\n",  # a space before the first field
+        "q40 Q0 d40 1 0.5 run \n",  # a space after the last
     ],
 )
 def test_what_a_late_scan_block_holds_sends_the_file_the_long_way(
@@ -68,6 +71,47 @@ def test_what_a_late_scan_block_holds_sends_the_file_the_long_way(
     assert trec_io._plain_file(path, "utf-8") is None
     pd.testing.assert_frame_equal(pdireval.read_run(path), expected_run(data))
     pd.testing.assert_frame_equal(pdireval.read_run(io.BytesIO(data)), expected_run(data))
+
+
+@pytest.mark.parametrize("shift", [0, 1])
+@pytest.mark.parametrize("first", [b" ", b"\n"])
+def test_an_empty_field_across_two_scan_blocks_sends_the_file_the_long_way(
+    small_scan_blocks: int, tmp_path: Path, shift: int, first: bytes
+):
+    """Two separators in a row, the first ending a scan block and the second starting
+    the next: two spaces, or a line end and a space."""
+    head = "".join(LINES[:8]).encode()
+    at = 4 * small_scan_blocks - 1 - shift  # the last byte of a scan block
+    stem, tail = b"q9 Q0 d", b" 1 0.5 run"
+    # a doc id as long as needed to bring ``first`` to ``at``
+    fill = at - len(head) - len(stem) - (len(tail) if first == b"\n" else 0)
+    line = stem + b"x" * fill + (tail + b"\n " if first == b"\n" else b"  1 0.5 run\n")
+    data = head + line + "".join(LINES[9:]).encode()
+    assert data[at : at + 2] == first + b" "
+    path = tmp_path / "run"
+    path.write_bytes(data)
+    assert trec_io._plain_file(path, "utf-8") is None
+    pd.testing.assert_frame_equal(pdireval.read_run(path), expected_run(data))
+
+
+def test_a_field_left_out_is_refused_though_two_spaces_mark_its_place(
+    small_scan_blocks: int, tmp_path: Path
+):
+    """Q0 and the rank are never converted, yet a line without one is still refused."""
+    lines = [*LINES]
+    lines[40] = "q40  d40 1 0.5 run\n"
+    path = tmp_path / "run"
+    path.write_bytes("".join(lines).encode())
+    with pytest.raises(SchemaError, match=r"line 41: expected 6 fields .* found 5"):
+        pdireval.read_run(path)
+
+
+def test_a_space_at_the_end_of_the_file_sends_it_the_long_way(tmp_path: Path):
+    data = "".join(LINES).encode().removesuffix(b"\n") + b" "
+    path = tmp_path / "run"
+    path.write_bytes(data)
+    assert trec_io._plain_file(path, "utf-8") is None
+    pd.testing.assert_frame_equal(pdireval.read_run(path), expected_run(data))
 
 
 @pytest.mark.parametrize(

@@ -187,6 +187,17 @@ def test_runs_in_frame_order_and_without_run_column() -> None:
     assert single["estimate"].iloc[0] == pytest.approx(found["estimate"].iloc[0], abs=1e-12)
 
 
+def test_queries_without_a_value_are_left_out_and_counted_out() -> None:
+    """Queries the LLM did not judge are NaN under queries="all": not unlabelled queries."""
+    run, llm, gold = frames(1)
+    unjudged = [q for q in pd.unique(llm["query"]) if q not in set(gold["query"])][:3]
+    partial = llm[~llm["query"].isin(unjudged)]
+    judged = ppi(run, "AP", qrels=partial, gold=gold)
+    every = ppi(run, "AP", qrels=partial, gold=gold, queries="all")
+    assert (every["n_unlabelled"] == run["query"].nunique() - len(unjudged) - 10).all()
+    pd.testing.assert_frame_equal(every, judged)
+
+
 def test_gold_query_not_of_the_run() -> None:
     run, llm, gold = frames(1)
     extra = pd.DataFrame({"query": ["zz-unknown"], "doc": ["d0"], "rel": [1]})
