@@ -383,9 +383,9 @@ def _plain_file(source: PathOrBuffer, encoding: str) -> str | None:
     """The name of ``source`` when Arrow can parse the file as it is on disk -- UTF-8
     text without a byte-order mark, compression, NUL bytes, carriage returns, tabs,
     vertical tabs, form feeds, comments or empty fields (fields single-space separated)
-    -- else None. The file is scanned in blocks
-    read into one buffer, never held whole, so that reading it costs no more memory
-    than its fields; each block is checked while it is in the CPU cache.
+    -- else None. The file is scanned in blocks read into one buffer, never held whole,
+    so that reading it costs no more memory than its fields; each block is checked while
+    it is in the CPU cache.
     """
     if not isinstance(source, str | bytes | os.PathLike):
         return None
