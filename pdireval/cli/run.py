@@ -328,7 +328,8 @@ def _refuse_unjudged_runs(
     7: no query with both results and judgments) -- among several runs too, where it
     would otherwise leave the table without a word.
     """
-    judged = pd.Index(qrels["query"].unique())
+    # as Python strings: isin on Arrow strings converts the values one by one
+    judged = pd.Index(qrels["query"].unique(), dtype=object)
     for path, ids in zip(args.runs, queries, strict=True):
         if not judged.isin(ids).any():
             msg = (
@@ -372,7 +373,9 @@ def _note_unjudged(queries: np.ndarray, qrels: pd.DataFrame) -> None:
     """Say which of the runs' queries have no judgments: trec_eval leaves them out
     without a word.
     """
-    unjudged = queries[~pd.Index(queries).isin(qrels["query"].unique())]
+    unjudged = queries[
+        ~pd.Index(queries, dtype=object).isin(qrels["query"].unique().astype(object))
+    ]
     if len(unjudged):
         print(
             f"pdireval: note: {len(unjudged)} of the runs' {len(queries)} queries have no "
