@@ -31,6 +31,9 @@ import pdireval
 from pdireval.fusion import METHODS, NORMS
 
 ranx = pytest.importorskip("ranx", reason="ranx is not installed (pip install 'pdireval[test]')")
+# numba warns inside ranx's own normalisations when it compiles them (a fresh install):
+# the peer's warning, not pdireval's
+pytestmark = pytest.mark.filterwarnings("ignore:.*unsafe cast from uint64 to int64:Warning:.*ranx")
 
 QUERIES = ("q1", "q2", "10", "9", "é")
 DOCS = (*(f"d{i}" for i in range(10)), "D1", "x-1")
